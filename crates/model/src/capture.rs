@@ -1,0 +1,377 @@
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::{Location, Metric};
+
+/// The capture formats advisor reads. Detected from content, never from the file name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// Windows PerfMon counter log exported to CSV (typeperf, relog, Performance Monitor).
+    PerfmonCsv,
+    /// sysstat `iostat` text output.
+    IostatText,
+    /// sysstat `iostat -o JSON` output.
+    IostatJson,
+    /// Microsoft DiskSpd `-Rxml` results.
+    DiskspdXml,
+    /// Microsoft DiskSpd text results (Windows, and the Linux port).
+    DiskspdText,
+    /// fio `--output-format=json` or `json+`.
+    FioJson,
+}
+
+impl Format {
+    pub const ALL: &'static [Format] = &[
+        Self::PerfmonCsv,
+        Self::IostatText,
+        Self::IostatJson,
+        Self::DiskspdXml,
+        Self::DiskspdText,
+        Self::FioJson,
+    ];
+
+    /// Stable identifier used in JSON reports (`perfmon-csv`, ...).
+    pub fn id(self) -> &'static str {
+        match self {
+            Self::PerfmonCsv => "perfmon-csv",
+            Self::IostatText => "iostat-text",
+            Self::IostatJson => "iostat-json",
+            Self::DiskspdXml => "diskspd-xml",
+            Self::DiskspdText => "diskspd-text",
+            Self::FioJson => "fio-json",
+        }
+    }
+
+    /// What a person calls it, with the command that produces it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::PerfmonCsv => "PerfMon counter log as CSV (typeperf -f CSV, relog -f csv)",
+            Self::IostatText => "iostat text (iostat -x -t 1)",
+            Self::IostatJson => "iostat JSON (iostat -x -t -o JSON 1)",
+            Self::DiskspdXml => "DiskSpd XML results (diskspd -Rxml)",
+            Self::DiskspdText => "DiskSpd text results",
+            Self::FioJson => "fio JSON (fio --output-format=json or json+)",
+        }
+    }
+
+    /// Whether the format carries a benchmark's summary rather than a time series.
+    pub fn is_benchmark(self) -> bool {
+        matches!(self, Self::DiskspdXml | Self::DiskspdText | Self::FioJson)
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+/// What a target of a capture is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetKind {
+    /// A physical disk as Windows sees it (PerfMon PhysicalDisk: `1 E:`, `3`).
+    Disk,
+    /// A volume or partition (PerfMon LogicalDisk `E:`, iostat `sda1`).
+    Volume,
+    /// A Linux block device (iostat `sdc`, `nvme0n1`, `dm-0`, `md0`).
+    Device,
+    /// A benchmark's target (a DiskSpd target file, a fio job).
+    Benchmark,
+    /// A sum the source itself computed (`_Total`, iostat `-g` groups, fio `aggr_*`).
+    Aggregate,
+    /// The machine as a whole (CPU, memory).
+    Host,
+}
+
+/// One thing a capture measured, named as the capture spells it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Target {
+    pub name: String,
+    pub kind: TargetKind,
+    /// The host the capture says this target belongs to, when it says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+}
+
+impl Target {
+    pub fn new(name: impl Into<String>, kind: TargetKind, host: Option<String>) -> Self {
+        Self { name: name.into(), kind, host }
+    }
+}
+
+/// Read, write or both, for a source's own latency percentiles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    Read,
+    Write,
+    Total,
+    /// fio's explicit `fsync`/`fdatasync` calls.
+    Sync,
+}
+
+/// A latency percentile computed by the benchmark tool itself (fio clat percentiles,
+/// DiskSpd `-L` buckets): finer than anything recomputable from a one-row summary.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SourcePercentile {
+    /// Index into [`CaptureMeta::targets`].
+    pub target: u32,
+    pub direction: Direction,
+    /// 0 to 100, e.g. 99.99.
+    pub percentile: f64,
+    pub latency_ms: f64,
+}
+
+/// How a benchmark was run, per target, as far as its output tells.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct BenchSettings {
+    /// Index into [`CaptureMeta::targets`].
+    pub target: u32,
+    /// `DiskSpd`, `fio`.
+    pub tool: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub block_size_kib: Option<f64>,
+    /// Outstanding IOs per thread (DiskSpd `-o`, fio `iodepth`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queue_depth_per_thread: Option<u32>,
+    /// Threads (DiskSpd `-t`) or processes (fio `numjobs`) on this target.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub threads: Option<u32>,
+    /// Share of writes, 0 to 100.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_pct: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub random: Option<bool>,
+    /// True when the OS page cache was bypassed (DiskSpd `-Sh`/`-Su`, fio `direct=1`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub os_cache_disabled: Option<bool>,
+    /// Writes through to stable media (DiskSpd `-Sw`/`-Sh`, fio `sync=1`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_through: Option<bool>,
+    /// fio `fsync=N`/`fdatasync=N`: a sync every N writes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sync_every: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file_size_bytes: Option<u64>,
+    /// Measured duration in seconds (excluding warm-up).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_s: Option<f64>,
+    /// Warm-up (DiskSpd `-W`, fio `ramp_time`) in seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warmup_s: Option<f64>,
+    /// fio `ioengine`, DiskSpd's IO engine where it says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
+    /// fio `rw`, or a DiskSpd description such as `random 30% write`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+}
+
+/// Something a reader noticed and worked around. `count` says how many times; the
+/// location is the first place it happened.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Warning {
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location: Option<Location>,
+    pub count: u64,
+}
+
+impl Warning {
+    pub fn new(message: impl Into<String>, location: Option<Location>) -> Self {
+        Self { message: message.into(), location, count: 1 }
+    }
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(loc) = &self.location {
+            write!(f, "{loc}: ")?;
+        }
+        f.write_str(&self.message)?;
+        if self.count > 1 {
+            write!(f, " ({} times)", self.count)?;
+        }
+        Ok(())
+    }
+}
+
+/// Everything a reader learned about a capture, except the samples themselves.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CaptureMeta {
+    pub format: Format,
+    /// Tool or format version as the file states it (`PDH-CSV 4.0`, `fio-3.33`,
+    /// `sysstat 12.3+ layout`, `DiskSpd 2.0.21a`), when it does.
+    pub version: Option<String>,
+    pub hosts: Vec<String>,
+    pub targets: Vec<Target>,
+    /// Sampling interval in seconds, when the source states it or it can be inferred.
+    pub interval_s: Option<f64>,
+    /// Local time = UTC + this many minutes (India: +330), when the source says.
+    pub utc_offset_min: Option<i32>,
+    /// The time zone's name as the source wrote it, possibly truncated.
+    pub timezone: Option<String>,
+    pub bench: Vec<BenchSettings>,
+    pub percentiles: Vec<SourcePercentile>,
+    /// Counters, columns or fields present in the source but not mapped to a metric.
+    pub ignored: Vec<String>,
+    pub warnings: Vec<Warning>,
+    /// Facts worth telling the reader that are not problems (e.g. "first report is the
+    /// since-boot average; kept apart from the time series").
+    pub notes: Vec<String>,
+}
+
+impl CaptureMeta {
+    pub fn new(format: Format) -> Self {
+        Self {
+            format,
+            version: None,
+            hosts: Vec::new(),
+            targets: Vec::new(),
+            interval_s: None,
+            utc_offset_min: None,
+            timezone: None,
+            bench: Vec::new(),
+            percentiles: Vec::new(),
+            ignored: Vec::new(),
+            warnings: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// The index of a target, adding it when new (same name, kind and host).
+    pub fn target_index(&mut self, name: &str, kind: TargetKind, host: Option<&str>) -> u32 {
+        if let Some(i) = self
+            .targets
+            .iter()
+            .position(|t| t.name == name && t.kind == kind && t.host.as_deref() == host)
+        {
+            return i as u32;
+        }
+        self.targets.push(Target::new(name, kind, host.map(str::to_owned)));
+        (self.targets.len() - 1) as u32
+    }
+
+    /// Adds a host once.
+    pub fn add_host(&mut self, host: &str) {
+        if !self.hosts.iter().any(|h| h == host) {
+            self.hosts.push(host.to_owned());
+        }
+    }
+
+    /// Records a warning; the same message again only bumps its count.
+    pub fn warn(&mut self, message: impl Into<String>, location: Option<Location>) {
+        let message = message.into();
+        if let Some(w) = self.warnings.iter_mut().find(|w| w.message == message) {
+            w.count += 1;
+        } else {
+            self.warnings.push(Warning::new(message, location));
+        }
+    }
+
+    /// Records a source field that is not mapped, once.
+    pub fn ignore(&mut self, what: impl Into<String>) {
+        let what = what.into();
+        if !self.ignored.contains(&what) {
+            self.ignored.push(what);
+        }
+    }
+}
+
+/// Samples in plain columns, as readers other than the CSV one produce them: one row per
+/// (target, time). The normalizer turns this into the canonical polars frame.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Table {
+    /// Index into [`CaptureMeta::targets`], one per row.
+    pub target: Vec<u32>,
+    /// Wall-clock time of the sample as the capture wrote it, in milliseconds since
+    /// 1970-01-01T00:00:00 with no zone applied (see [`CaptureMeta::utc_offset_min`]).
+    /// `None` for a summary with no time of its own.
+    pub time_ms: Vec<Option<i64>>,
+    /// One column per metric, each as long as `target`.
+    pub columns: Vec<(Metric, Vec<Option<f64>>)>,
+}
+
+impl Table {
+    pub fn len(&self) -> usize {
+        self.target.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.target.is_empty()
+    }
+
+    /// The values of one metric, when the table has it.
+    pub fn column(&self, metric: Metric) -> Option<&[Option<f64>]> {
+        self.columns.iter().find(|(m, _)| *m == metric).map(|(_, v)| v.as_slice())
+    }
+
+    /// Appends a row. Metrics not seen before get a new column (earlier rows `None`);
+    /// columns the row does not mention get `None`. A metric given twice keeps the last.
+    pub fn push_row(&mut self, target: u32, time_ms: Option<i64>, values: &[(Metric, f64)]) {
+        let row = self.target.len();
+        self.target.push(target);
+        self.time_ms.push(time_ms);
+        for (_, col) in &mut self.columns {
+            col.push(None);
+        }
+        for &(metric, value) in values {
+            let idx = match self.columns.iter().position(|(m, _)| *m == metric) {
+                Some(i) => i,
+                None => {
+                    self.columns.push((metric, vec![None; row + 1]));
+                    self.columns.len() - 1
+                }
+            };
+            self.columns[idx].1[row] = Some(value);
+        }
+    }
+
+    /// Appends every row of `other` (same targets numbering).
+    pub fn append(&mut self, other: &Table) {
+        for row in 0..other.len() {
+            let values: Vec<(Metric, f64)> =
+                other.columns.iter().filter_map(|(m, v)| v[row].map(|x| (*m, x))).collect();
+            self.push_row(other.target[row], other.time_ms[row], &values);
+        }
+    }
+}
+
+/// What a reader that does not need polars returns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawCapture {
+    pub meta: CaptureMeta,
+    pub table: Table,
+    /// iostat's first report: the average since boot, not part of the time series.
+    pub since_boot: Option<Table>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn push_row_fills_missing_cells() {
+        let mut t = Table::default();
+        t.push_row(0, Some(1), &[(Metric::ReadIops, 1.0)]);
+        t.push_row(1, None, &[(Metric::WriteIops, 2.0)]);
+        t.push_row(0, Some(2), &[(Metric::ReadIops, 3.0), (Metric::WriteIops, 4.0)]);
+        assert_eq!(t.len(), 3);
+        assert_eq!(t.column(Metric::ReadIops), Some(&[Some(1.0), None, Some(3.0)][..]));
+        assert_eq!(t.column(Metric::WriteIops), Some(&[None, Some(2.0), Some(4.0)][..]));
+        assert_eq!(t.column(Metric::Mbps), None);
+    }
+
+    #[test]
+    fn warnings_are_counted_once_per_message() {
+        let mut m = CaptureMeta::new(Format::IostatText);
+        m.warn("skipped a broken row", Some(Location::line(3, 1)));
+        m.warn("skipped a broken row", Some(Location::line(9, 1)));
+        assert_eq!(m.warnings.len(), 1);
+        assert_eq!(m.warnings[0].count, 2);
+        assert_eq!(m.warnings[0].to_string(), "3:1: skipped a broken row (2 times)");
+    }
+}

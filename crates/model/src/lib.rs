@@ -1,0 +1,15 @@
+//! Plain data types shared by every advisor crate.
+//!
+//! Nothing here knows a file format, polars, TOML or HTML: readers produce these types,
+//! the normalizer turns them into the canonical frame, rules and reports read them.
+
+mod capture;
+mod location;
+mod metric;
+
+pub use capture::{
+    BenchSettings, CaptureMeta, Direction, Format, RawCapture, SourcePercentile, Table, Target,
+    TargetKind, Warning,
+};
+pub use location::Location;
+pub use metric::{Metric, Unit};

@@ -1,0 +1,152 @@
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// The unit a canonical metric is stored in. Every reader converts to these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unit {
+    /// IO operations per second.
+    PerSecond,
+    /// MiB per second (2^20 bytes). Azure's "MB/s" limits are read the same way.
+    MibPerSecond,
+    /// Milliseconds.
+    Milliseconds,
+    /// KiB (1024 bytes).
+    Kib,
+    /// MiB (2^20 bytes).
+    Mib,
+    /// Outstanding IOs.
+    Ios,
+    /// Percent, 0 to 100 (busy time can read above 100 on some Windows drivers).
+    Percent,
+}
+
+impl Unit {
+    /// The short suffix shown to people.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Self::PerSecond => "IOPS",
+            Self::MibPerSecond => "MB/s",
+            Self::Milliseconds => "ms",
+            Self::Kib => "KiB",
+            Self::Mib => "MiB",
+            Self::Ios => "IOs",
+            Self::Percent => "%",
+        }
+    }
+}
+
+macro_rules! metrics {
+    ($( $(#[$doc:meta])* $variant:ident = $name:literal, $unit:ident; )*) => {
+        /// A canonical metric: fixed name, fixed unit, whatever the source called it.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum Metric {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl Metric {
+            /// Every metric, in canonical column order.
+            pub const ALL: &'static [Metric] = &[$(Metric::$variant),*];
+
+            /// The column name in the canonical frame and in JSON.
+            pub fn name(self) -> &'static str {
+                match self { $(Metric::$variant => $name,)* }
+            }
+
+            /// The unit values are stored in.
+            pub fn unit(self) -> Unit {
+                match self { $(Metric::$variant => Unit::$unit,)* }
+            }
+        }
+
+        impl FromStr for Metric {
+            type Err = UnknownMetric;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                match s {
+                    $($name => Ok(Metric::$variant),)*
+                    _ => Err(UnknownMetric(s.to_owned())),
+                }
+            }
+        }
+    };
+}
+
+metrics! {
+    /// Read operations per second.
+    ReadIops = "read_iops", PerSecond;
+    /// Write operations per second.
+    WriteIops = "write_iops", PerSecond;
+    /// All operations per second (reads + writes; discards and flushes are not counted).
+    Iops = "iops", PerSecond;
+    /// Read throughput.
+    ReadMbps = "read_mbps", MibPerSecond;
+    /// Write throughput.
+    WriteMbps = "write_mbps", MibPerSecond;
+    /// Read + write throughput.
+    Mbps = "mbps", MibPerSecond;
+    /// Average latency of a read.
+    ReadLatencyMs = "read_latency_ms", Milliseconds;
+    /// Average latency of a write.
+    WriteLatencyMs = "write_latency_ms", Milliseconds;
+    /// Average latency of any IO.
+    LatencyMs = "latency_ms", Milliseconds;
+    /// Average latency of an explicit sync (fio `fsync`/`fdatasync`).
+    SyncLatencyMs = "sync_latency_ms", Milliseconds;
+    /// Average size of a read.
+    ReadIoKib = "read_io_kib", Kib;
+    /// Average size of a write.
+    WriteIoKib = "write_io_kib", Kib;
+    /// Average size of any IO.
+    IoKib = "io_kib", Kib;
+    /// Average outstanding reads.
+    ReadQueueDepth = "read_queue_depth", Ios;
+    /// Average outstanding writes.
+    WriteQueueDepth = "write_queue_depth", Ios;
+    /// Average outstanding IOs (PerfMon Avg. Disk Queue Length, iostat aqu-sz, benchmark depth).
+    QueueDepth = "queue_depth", Ios;
+    /// Share of time the device had IO outstanding (100 - % Idle Time, iostat %util).
+    BusyPct = "busy_pct", Percent;
+    /// Share of operations that are reads.
+    ReadPct = "read_pct", Percent;
+    /// CPU busy, all cores.
+    CpuPct = "cpu_pct", Percent;
+    /// Memory available to processes.
+    AvailableMemoryMib = "available_memory_mib", Mib;
+}
+
+impl fmt::Display for Metric {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A metric name that is not one of [`Metric::ALL`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownMetric(pub String);
+
+impl fmt::Display for UnknownMetric {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown metric `{}`", self.0)
+    }
+}
+
+impl std::error::Error for UnknownMetric {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_are_unique() {
+        let mut seen = std::collections::HashSet::new();
+        for m in Metric::ALL {
+            assert!(seen.insert(m.name()), "duplicate name {}", m.name());
+            assert_eq!(m.name().parse::<Metric>(), Ok(*m));
+            assert_eq!(serde_json::to_value(m).ok(), Some(serde_json::json!(m.name())));
+        }
+        assert!("p95".parse::<Metric>().is_err());
+    }
+}

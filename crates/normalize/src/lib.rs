@@ -1,0 +1,16 @@
+//! The canonical frame: every capture, whatever its format, becomes one polars
+//! [`DataFrame`] with fixed metric names and units, plus its [`CaptureMeta`].
+//!
+//! This is the only crate that touches polars. Everything downstream asks through
+//! [`Capture`]'s methods and gets plain numbers back.
+
+mod capture;
+mod frame;
+mod perfmon;
+mod summary;
+
+pub use advisor_ingest::{ErrorKind, IngestError};
+pub use capture::{Capture, read_bytes, read_path};
+pub use summary::{Stats, TargetSummary};
+
+pub use polars::prelude::DataFrame;

@@ -1,0 +1,79 @@
+//! Per-target percentiles of every metric: what the checklist tables and rules read.
+
+use advisor_model::Metric;
+use serde::Serialize;
+
+use crate::Capture;
+
+/// Percentiles of one metric over the capture (nearest-rank, nulls ignored).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Stats {
+    pub count: usize,
+    pub avg: f64,
+    pub min: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+    pub max: f64,
+}
+
+impl Stats {
+    /// Stats of a set of values; `None` when there is no finite value.
+    pub fn of(values: &[f64]) -> Option<Self> {
+        let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+        if v.is_empty() {
+            return None;
+        }
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        let rank = |p: f64| v[((p / 100.0 * n as f64).ceil() as usize).clamp(1, n) - 1];
+        Some(Self {
+            count: n,
+            avg: v.iter().sum::<f64>() / n as f64,
+            min: v[0],
+            p50: rank(50.0),
+            p90: rank(90.0),
+            p99: rank(99.0),
+            max: v[n - 1],
+        })
+    }
+}
+
+/// Every metric's stats for one target.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TargetSummary {
+    pub target: u32,
+    pub name: String,
+    pub metrics: Vec<(Metric, Stats)>,
+}
+
+impl Capture {
+    /// Stats of every metric for every target that has values.
+    pub fn summary(&self) -> Vec<TargetSummary> {
+        let metrics = self.metrics();
+        (0..self.meta.targets.len() as u32)
+            .map(|t| TargetSummary {
+                target: t,
+                name: self.meta.targets[t as usize].name.clone(),
+                metrics: metrics
+                    .iter()
+                    .filter_map(|m| Stats::of(&self.values(t, *m)).map(|s| (*m, s)))
+                    .collect(),
+            })
+            .filter(|s| !s.metrics.is_empty())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        let v: Vec<f64> = (1..=100).map(f64::from).collect();
+        let s = Stats::of(&v).unwrap_or_else(|| unreachable!());
+        assert_eq!((s.p50, s.p90, s.p99, s.max, s.min), (50.0, 90.0, 99.0, 100.0, 1.0));
+        assert!(Stats::of(&[f64::NAN]).is_none());
+    }
+}
