@@ -1,1 +1,46 @@
-fn main() {}
+//! `advisor`: tells a person why an Azure VM's storage is slow, with the numbers that prove it.
+
+mod inspect_cmd;
+mod text;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Exit code for bad usage or unreadable input (the contract's 2).
+pub(crate) const EXIT_INPUT: u8 = 2;
+
+#[derive(Debug, Parser)]
+#[command(name = "advisor", version, about, long_about = None)]
+/// Reads storage performance captures (PerfMon CSV, iostat, DiskSpd, fio) and tells
+/// what limits an Azure VM's storage.
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Show what was recognised in captures: format, hosts, time range, targets, metrics.
+    Inspect(inspect_cmd::InspectArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { ExitCode::from(EXIT_INPUT) } else { ExitCode::SUCCESS };
+        }
+    };
+    let result = match &cli.command {
+        Command::Inspect(args) => inspect_cmd::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(EXIT_INPUT)
+        }
+    }
+}

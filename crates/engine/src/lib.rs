@@ -1,1 +1,7 @@
-//! engine
+//! The library entry points of advisor: the one crate that wires the readers, topology,
+//! rules and reports together. The CLI and the server are thin layers over it.
+
+mod inspect;
+
+pub use advisor_normalize::{Capture, ErrorKind, IngestError, read_bytes, read_path};
+pub use inspect::{Inspection, MetricStats, TargetInspection, inspect_bytes, inspect_capture, inspect_path};

@@ -41,7 +41,7 @@ pub fn sniff(file: &str, bytes: &[u8]) -> Result<Format, IngestError> {
             Some(IOSTAT_HINT.to_owned()),
         ));
     }
-    if text.contains("\"sysstat\"") {
+    if text.starts_with('{') && text.contains("\"sysstat\"") {
         if text.contains("\"file-date\"") || text.contains("\"timestamp\": {") {
             return Err(IngestError::not_supported(
                 file,
@@ -51,7 +51,7 @@ pub fn sniff(file: &str, bytes: &[u8]) -> Result<Format, IngestError> {
         }
         return Ok(Format::IostatJson);
     }
-    if text.contains("\"fio version\"") {
+    if is_fio_json(text) {
         return Ok(Format::FioJson);
     }
     if text.starts_with('<') && text.contains("<Results") {
@@ -113,6 +113,22 @@ fn looks_binary(text: &str) -> bool {
 fn is_counter_header(line: &str) -> bool {
     let mut cells = line.split([',', ';']).skip(1).map(|c| c.trim().trim_matches('"'));
     cells.next().is_some_and(|c| c.starts_with("\\\\") && c[2..].contains('\\'))
+}
+
+/// A JSON document whose opening brace starts a line and whose first keys include
+/// `"fio version"`; fio may print warnings or its normal output before it.
+fn is_fio_json(text: &str) -> bool {
+    let mut lines = text.lines().map(str::trim);
+    while let Some(l) = lines.by_ref().find(|l| l.starts_with('{')) {
+        let rest = l.trim_start_matches('{').trim();
+        if rest.starts_with("\"fio version\"") {
+            return true;
+        }
+        if rest.is_empty() && lines.clone().take(3).any(|l| l.starts_with("\"fio version\"")) {
+            return true;
+        }
+    }
+    false
 }
 
 fn is_diskspd_text(text: &str) -> bool {
