@@ -40,6 +40,7 @@ fn every_real_capture_is_read_or_refused_clearly() {
 
     let mut failures = Vec::new();
     let mut read = 0;
+    let mut produced = Vec::new();
     for top in ["samples", "generated"] {
         for rel in files_below(&shared.join(top)) {
             let rel = Path::new(top).join(rel);
@@ -58,9 +59,11 @@ fn every_real_capture_is_read_or_refused_clearly() {
                     read += 1;
                 }
             }
+            produced.push(snap_name(&rel));
             insta::assert_snapshot!(snap_name(&rel), text);
         }
     }
+    assert_no_orphans(&repo().join("tests/snapshots/corpus"), &produced);
     assert!(failures.is_empty(), "{} corpus failures:\n{}", failures.len(), failures.join("\n"));
     assert!(read >= 60, "only {read} captures read");
 }

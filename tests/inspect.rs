@@ -16,6 +16,7 @@ fn every_fixture_capture_is_read() {
     let _guard = settings.bind_to_scope();
     let captures = root.join("fixtures/captures");
     let mut formats = std::collections::BTreeSet::new();
+    let mut produced = Vec::new();
     for rel in files_below(&captures) {
         let name = rel.to_string_lossy().into_owned();
         if name.ends_with(".md") || name.ends_with(".py") {
@@ -28,8 +29,10 @@ fn every_fixture_capture_is_read() {
         if let Some(dir) = rel.iter().next() {
             formats.insert(dir.to_string_lossy().into_owned());
         }
+        produced.push(snap_name(&rel));
         insta::assert_snapshot!(snap_name(&rel), text);
     }
+    assert_no_orphans(&root.join("tests/snapshots/fixtures"), &produced);
     // The project's own fixtures cover every format without ../shared.
     for f in ["perfmon-csv", "iostat-text", "iostat-json", "diskspd-xml", "diskspd-text", "fio-json"] {
         assert!(formats.contains(f), "no fixture for {f}");

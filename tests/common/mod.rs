@@ -60,3 +60,19 @@ pub fn inspect_transcript(cwd: &Path, file: &str) -> (i32, String) {
 pub fn snap_name(rel: &Path) -> String {
     rel.to_string_lossy().replace(['/', '\\'], "__")
 }
+
+/// Fails on snapshot files in `dir` that no test produced any more (the corpus or the
+/// fixtures lost a file): orphans would otherwise linger unnoticed.
+pub fn assert_no_orphans(dir: &Path, produced: &[String]) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut orphans = Vec::new();
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if let Some(stem) = name.strip_suffix(".snap")
+            && !produced.iter().any(|p| p == stem)
+        {
+            orphans.push(name);
+        }
+    }
+    assert!(orphans.is_empty(), "snapshots no test produces (delete them): {orphans:?}");
+}
