@@ -1,2 +1,287 @@
 //! PerfMon CSV header grammar and the counter map (English names to canonical metrics).
 //! The rows themselves are read by polars in `advisor-normalize`.
+//!
+//! [`prepare`] does everything that needs no polars: it reads the header (separator, the
+//! `(PDH-CSV 4.0) (zone)(bias)` cell, the counter paths), plans which columns become which
+//! metric of which target ([`counters::plan`]), and scans the data lines once
+//! ([`scan::scan`]) for their time stamps and for broken lines, so that polars is handed
+//! only runs of good lines ([`Segment`]s, byte ranges of the text) and only the columns
+//! that map to a metric.
+
+pub mod counters;
+pub mod header;
+pub mod path;
+pub mod scan;
+pub mod time;
+
+use advisor_model::{CaptureMeta, Format, Location};
+
+pub use counters::{Convert, PlannedColumn};
+pub use header::FirstCell;
+pub use path::{CounterPath, parse_counter_path};
+pub use scan::Segment;
+pub use time::DateOrder;
+
+use crate::{ErrorKind, IngestError};
+
+/// What polars needs to read a PerfMon CSV, and everything learned without it.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// Version, zone, hosts, targets, ignored counters, warnings and notes.
+    pub meta: CaptureMeta,
+    /// `,` as PerfMon writes it; `;` or tab after a re-save.
+    pub separator: u8,
+    /// Values written `1,5` (a spreadsheet re-save in a decimal-comma locale).
+    pub decimal_comma: bool,
+    /// Cells in the header line (the time column included).
+    pub n_columns: usize,
+    /// The columns to read, in CSV order.
+    pub columns: Vec<PlannedColumn>,
+    /// Runs of good data lines, in file order.
+    pub segments: Vec<Segment>,
+    /// One time stamp per good data line (ms since 1970-01-01 of the wall clock as written).
+    pub time_ms: Vec<i64>,
+}
+
+/// How many data lines are looked at to guess the date order and the decimal comma.
+const SAMPLE_LINES: usize = 50;
+
+/// Reads the header, plans the columns and scans the data lines of a decoded PerfMon CSV.
+///
+/// Errors: an empty file, a header without counter columns, no counter that maps to a
+/// metric (with the localized-names advice when that is why), or no data line.
+pub fn prepare(file: &str, text: &str) -> Result<Prepared, IngestError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    // Skip blank lines before the header.
+    let mut offset = 0usize;
+    let mut line_no = 1u64;
+    loop {
+        let rest = &text[offset..];
+        let end = rest.find('\n').map_or(rest.len(), |i| i + 1);
+        if rest.is_empty() {
+            return Err(IngestError::new(file, None, ErrorKind::Empty));
+        }
+        if !rest[..end].trim().is_empty() {
+            break;
+        }
+        offset += end;
+        line_no += 1;
+    }
+    let header_line_no = line_no;
+    let rest = &text[offset..];
+    let header_end = rest.find('\n').map_or(rest.len(), |i| i + 1);
+    let header_line = rest[..header_end].trim_end_matches(['\n', '\r']);
+    let body_start = offset + header_end;
+    let at_header = Some(Location::line(header_line_no, 1));
+
+    let separator = header::detect_separator(header_line);
+    let headers = header::split_cells(header_line, separator);
+    if headers.len() < 2 {
+        return Err(IngestError::invalid(
+            file,
+            at_header,
+            "the header has no counter columns: a PerfMon CSV header is \
+             \"(PDH-CSV 4.0) (zone)(offset)\",\"\\\\HOST\\Object(Instance)\\Counter\",...",
+        ));
+    }
+
+    let mut meta = CaptureMeta::new(Format::PerfmonCsv);
+    let first = header::parse_first_cell(headers.first().map_or("", String::as_str));
+    meta.version = first.version.clone();
+    meta.timezone = first.timezone.clone();
+    meta.utc_offset_min = first.utc_offset_min();
+    if first.version.is_none() {
+        meta.notes.push(
+            "the header has no (PDH-CSV 4.0) cell (the file was re-saved by another program?)"
+                .to_owned(),
+        );
+    }
+    if first.truncated {
+        meta.warn(
+            format!(
+                "the time zone in the header is cut short ({:?}; non-English zone names lose \
+                 everything from their first non-ASCII character): the UTC offset is unknown, \
+                 times are the capture's local wall clock",
+                headers.first().map_or("", |h| h.trim())
+            ),
+            at_header.clone(),
+        );
+    }
+
+    let columns = counters::plan(&headers, header_line_no, &mut meta);
+    if columns.is_empty() {
+        return Err(no_metric_error(file, &meta, at_header));
+    }
+
+    // A sample of data lines: the date order of a re-save, and decimal commas.
+    let sample: Vec<&str> =
+        text[body_start..].lines().filter(|l| !l.trim().is_empty()).take(SAMPLE_LINES).collect();
+    let first_cells: Vec<String> = sample
+        .iter()
+        .filter_map(|l| header::split_cells(l, separator).into_iter().next())
+        .collect();
+    let order = time::guess_date_order(first_cells.iter().map(String::as_str));
+    let decimal_comma = header::detect_decimal_comma(sample.iter().copied(), separator);
+    if separator != b',' {
+        meta.notes.push(format!(
+            "cells are separated by {}{}: the file was re-saved by a spreadsheet",
+            if separator == b';' { "semicolons" } else { "tabs" },
+            if decimal_comma { " and numbers use a decimal comma" } else { "" }
+        ));
+    }
+    if order == DateOrder::DayFirst {
+        meta.notes.push("dates are read day first (DD/MM/YYYY), as some days exceed 12".to_owned());
+    }
+
+    let shape = scan::Shape { columns: headers.len(), separator, order };
+    let scanned = scan::scan(text, body_start, header_line_no + 1, shape, &mut meta);
+    if scanned.time_ms.is_empty() {
+        let at = scanned.bad.first().map(|(l, _)| Location::line(*l, 1));
+        let why = if scanned.bad.is_empty() {
+            "the file has a header but no data lines".to_owned()
+        } else {
+            format!(
+                "no usable data line: all {} data line(s) are broken (see the first one here)",
+                scanned.bad.len()
+            )
+        };
+        return Err(IngestError::invalid(file, at, why));
+    }
+    meta.interval_s = median_interval_s(&scanned.time_ms);
+
+    Ok(Prepared {
+        meta,
+        separator,
+        decimal_comma,
+        n_columns: headers.len(),
+        columns,
+        segments: scanned.segments,
+        time_ms: scanned.time_ms,
+    })
+}
+
+/// The sampling interval: the median of the positive differences between consecutive
+/// sample times, in seconds.
+pub fn median_interval_s(time_ms: &[i64]) -> Option<f64> {
+    let mut diffs: Vec<i64> =
+        time_ms.windows(2).filter_map(|w| w[1].checked_sub(w[0])).filter(|d| *d > 0).collect();
+    if diffs.is_empty() {
+        return None;
+    }
+    let mid = diffs.len() / 2;
+    let (_, median, _) = diffs.select_nth_unstable(mid);
+    Some(*median as f64 / 1000.0)
+}
+
+fn no_metric_error(file: &str, meta: &CaptureMeta, at: Option<Location>) -> IngestError {
+    if let Some(w) =
+        meta.warnings.iter().find(|w| w.message.starts_with("counter names look localized"))
+    {
+        return IngestError::invalid(file, at, w.message.clone());
+    }
+    let shown: Vec<&str> = meta.ignored.iter().take(6).map(String::as_str).collect();
+    let more = meta.ignored.len().saturating_sub(shown.len());
+    IngestError::invalid(
+        file,
+        at,
+        format!(
+            "no counter advisor uses (PhysicalDisk, LogicalDisk, Processor(_Total)\\% Processor \
+             Time, Memory\\Available MBytes); the file has {}{}",
+            if shown.is_empty() { "no counter paths".to_owned() } else { shown.join(", ") },
+            if more > 0 { format!(" and {more} more") } else { String::new() }
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use advisor_model::{Metric, TargetKind};
+
+    const IST: &str = concat!(
+        "\"(PDH-CSV 4.0) (India Standard Time)(-330)\",\"\\\\IMPC3116\\LogicalDisk(C:)\\Avg. Disk sec/Read\",\"\\\\IMPC3116\\Memory\\Available MBytes\"\r\n",
+        "\"09/19/2017 09:51:39.073\",\" \",\"512\"\r\n",
+        "\"09/19/2017 09:51:54.050\",\"0.002\",\"511\"\r\n",
+        "\"09/19/2017 09:52:09.050\",\"0.003\",\"510\"\r\n",
+    );
+
+    #[test]
+    fn prepares_a_capture() {
+        let p = prepare("x.csv", IST).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(p.meta.version.as_deref(), Some("PDH-CSV 4.0"));
+        assert_eq!(p.meta.timezone.as_deref(), Some("India Standard Time"));
+        assert_eq!(p.meta.utc_offset_min, Some(330));
+        assert_eq!(p.meta.hosts, vec!["IMPC3116"]);
+        assert_eq!(p.meta.interval_s, Some(15.0));
+        assert_eq!((p.separator, p.decimal_comma, p.n_columns), (b',', false, 3));
+        assert_eq!(p.columns.len(), 2);
+        assert_eq!(p.columns[0].metric, Metric::ReadLatencyMs);
+        assert_eq!(p.meta.targets[0].kind, TargetKind::Volume);
+        assert_eq!(p.meta.targets[1].name, "IMPC3116");
+        assert_eq!(p.segments.len(), 1);
+        assert_eq!(p.segments[0].rows, 3);
+        assert_eq!(p.segments[0].first_line, 2);
+        assert_eq!(&IST[p.segments[0].start..p.segments[0].start + 1], "\"");
+        assert!(p.meta.warnings.is_empty(), "{:?}", p.meta.warnings);
+    }
+
+    #[test]
+    fn truncated_zone_warns() {
+        let text = "\"(PDH-CSV 4.0) (RTZ 2 (\",\"\\\\H\\Memory\\Available MBytes\"\n\"01/01/2020 00:00:00.000\",\"1\"\n";
+        let p = prepare("x.csv", text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(p.meta.timezone.as_deref(), Some("RTZ 2"));
+        assert_eq!(p.meta.utc_offset_min, None);
+        assert!(p.meta.warnings[0].message.contains("cut short"));
+        assert_eq!(p.meta.interval_s, None);
+    }
+
+    #[test]
+    fn errors_name_the_file_and_line() {
+        let e = prepare("a.csv", "").map(|_| ()).unwrap_err();
+        assert_eq!(e.to_string(), "a.csv: the file is empty");
+        let e = prepare("a.csv", "\n\"(PDH-CSV 4.0)\"\n").map(|_| ()).unwrap_err();
+        assert!(e.to_string().starts_with("a.csv:2:1: the header has no counter columns"), "{e}");
+        let e = prepare("a.csv", "\"(PDH-CSV 4.0)\",\"\\\\H\\Memory\\Available MBytes\"\n")
+            .map(|_| ())
+            .unwrap_err();
+        assert!(e.to_string().contains("no data lines"), "{e}");
+        let e = prepare(
+            "a.csv",
+            "\"(PDH-CSV 4.0)\",\"\\\\H\\Memory\\Available MBytes\"\n\"x\",\"1\"\n",
+        )
+        .map(|_| ())
+        .unwrap_err();
+        assert!(e.to_string().starts_with("a.csv:2:1: no usable data line"), "{e}");
+        let e = prepare("a.csv", "\"(PDH-CSV 4.0)\",\"\\\\H\\Network Interface(eth)\\Bytes Total/sec\"\n\"01/01/2020 00:00:00.000\",\"1\"\n").map(|_| ()).unwrap_err();
+        assert!(
+            e.to_string().contains(r"the file has Network Interface(*)\Bytes Total/sec"),
+            "{e}"
+        );
+        let e = prepare(
+            "a.csv",
+            "\"(PDH-CSV 4.0)\",\"\\\\PC\\Процесс(Idle)\\% загруженности процессора\"\n",
+        )
+        .map(|_| ())
+        .unwrap_err();
+        assert!(e.to_string().contains("look localized (Russian"), "{e}");
+    }
+
+    #[test]
+    fn semicolons_and_decimal_commas() {
+        let text = "(PDH-CSV 4.0) (W. Europe Daylight Time)(-120);\\\\H\\PhysicalDisk(0 C:)\\Avg. Disk sec/Read\r\n09/19/2017 09:51:39.073; \r\n09/19/2017 09:51:40.073;0,002\r\n";
+        let p = prepare("x.csv", text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((p.separator, p.decimal_comma), (b';', true));
+        assert_eq!(p.meta.utc_offset_min, Some(120));
+        assert!(
+            p.meta.notes.iter().any(|n| n.contains("semicolons and numbers use a decimal comma"))
+        );
+        assert_eq!(p.time_ms.len(), 2);
+    }
+
+    #[test]
+    fn interval_is_the_median() {
+        assert_eq!(median_interval_s(&[0, 1000, 2000, 3000, 10_000, 11_000]), Some(1.0));
+        assert_eq!(median_interval_s(&[0]), None);
+        assert_eq!(median_interval_s(&[i64::MIN, i64::MAX]), None);
+    }
+}

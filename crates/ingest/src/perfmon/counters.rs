@@ -1,0 +1,659 @@
+//! The counter map: ENGLISH object and counter names to canonical metrics with their unit
+//! conversion, and the plan that turns a header into "column i is metric m of target t".
+//!
+//! Localized names (Russian, Chinese, German ...) are never guessed: they are listed as
+//! ignored with one warning saying how to capture English names.
+
+use std::collections::HashMap;
+
+use advisor_model::{CaptureMeta, Location, Metric, TargetKind};
+
+use super::path::{CounterPath, parse_counter_path};
+
+const MIB: f64 = 1024.0 * 1024.0;
+
+/// How a counter's value becomes the canonical metric's value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Convert {
+    /// `value * factor` (bytes/s to MiB/s: 1/1048576; seconds to ms: 1000).
+    Scale(f64),
+    /// `% Idle Time` to busy percent: `100 - idle`, idle clamped to 0..=100 first (some
+    /// drivers report idle above 100).
+    BusyFromIdle,
+    /// `% Disk Time` to busy percent, capped at 100 (it is a queue-weighted figure that
+    /// runs past 100 on busy disks).
+    BusyFromDiskTime,
+}
+
+impl Convert {
+    /// The canonical value of one source value.
+    pub fn apply(self, v: f64) -> f64 {
+        match self {
+            Self::Scale(f) => v * f,
+            Self::BusyFromIdle => 100.0 - v.clamp(0.0, 100.0),
+            Self::BusyFromDiskTime => v.min(100.0),
+        }
+    }
+}
+
+/// An English counter recognised for a disk object (PhysicalDisk, LogicalDisk): the
+/// metric, the conversion, and a rank (lower wins when two counters give one metric).
+pub fn disk_counter(counter: &str) -> Option<(Metric, Convert, u8)> {
+    use Metric::*;
+    let c = counter.trim();
+    let is = |name: &str| c.eq_ignore_ascii_case(name);
+    let one = Convert::Scale(1.0);
+    let bytes = Convert::Scale(1.0 / MIB);
+    let secs = Convert::Scale(1000.0);
+    let kib = Convert::Scale(1.0 / 1024.0);
+    Some(if is("Disk Reads/sec") {
+        (ReadIops, one, 0)
+    } else if is("Disk Writes/sec") {
+        (WriteIops, one, 0)
+    } else if is("Disk Transfers/sec") {
+        (Iops, one, 0)
+    } else if is("Disk Read Bytes/sec") {
+        (ReadMbps, bytes, 0)
+    } else if is("Disk Write Bytes/sec") {
+        (WriteMbps, bytes, 0)
+    } else if is("Disk Bytes/sec") {
+        (Mbps, bytes, 0)
+    } else if is("Avg. Disk sec/Read") {
+        (ReadLatencyMs, secs, 0)
+    } else if is("Avg. Disk sec/Write") {
+        (WriteLatencyMs, secs, 0)
+    } else if is("Avg. Disk sec/Transfer") {
+        (LatencyMs, secs, 0)
+    } else if is("Avg. Disk Bytes/Read") {
+        (ReadIoKib, kib, 0)
+    } else if is("Avg. Disk Bytes/Write") {
+        (WriteIoKib, kib, 0)
+    } else if is("Avg. Disk Bytes/Transfer") {
+        (IoKib, kib, 0)
+    } else if is("Avg. Disk Queue Length") {
+        (QueueDepth, one, 0)
+    } else if is("Avg. Disk Read Queue Length") {
+        (ReadQueueDepth, one, 0)
+    } else if is("Avg. Disk Write Queue Length") {
+        (WriteQueueDepth, one, 0)
+    } else if is("Current Disk Queue Length") {
+        // An instant value: only when no average queue is captured (see `plan`).
+        (QueueDepth, one, 2)
+    } else if is("% Idle Time") {
+        (BusyPct, Convert::BusyFromIdle, 0)
+    } else if is("% Disk Time") {
+        (BusyPct, Convert::BusyFromDiskTime, 1)
+    } else {
+        return None;
+    })
+}
+
+/// An English Memory counter: available memory, best precision first.
+pub fn memory_counter(counter: &str) -> Option<(Metric, Convert, u8)> {
+    let c = counter.trim();
+    if c.eq_ignore_ascii_case("Available Bytes") {
+        Some((Metric::AvailableMemoryMib, Convert::Scale(1.0 / MIB), 0))
+    } else if c.eq_ignore_ascii_case("Available KBytes") {
+        Some((Metric::AvailableMemoryMib, Convert::Scale(1.0 / 1024.0), 1))
+    } else if c.eq_ignore_ascii_case("Available MBytes") {
+        Some((Metric::AvailableMemoryMib, Convert::Scale(1.0), 2))
+    } else {
+        None
+    }
+}
+
+/// The objects this map knows, in English.
+fn known_object(object: &str) -> Option<Object> {
+    let o = object.trim();
+    let is = |name: &str| o.eq_ignore_ascii_case(name);
+    if is("PhysicalDisk") {
+        Some(Object::PhysicalDisk)
+    } else if is("LogicalDisk") {
+        Some(Object::LogicalDisk)
+    } else if is("Processor") || is("Processor Information") {
+        Some(Object::Processor)
+    } else if is("Memory") {
+        Some(Object::Memory)
+    } else {
+        None
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Object {
+    PhysicalDisk,
+    LogicalDisk,
+    Processor,
+    Memory,
+}
+
+/// The language counter names seem to be in when they are not English: from the script
+/// (Cyrillic, Han, kana, Hangul) or from well-known translated object names.
+pub fn localized_language(object: &str, counter: &str) -> Option<&'static str> {
+    let text = format!("{object} {counter}");
+    let has = |range: std::ops::RangeInclusive<char>| text.chars().any(|c| range.contains(&c));
+    if has('\u{0400}'..='\u{04FF}') {
+        return Some("Russian");
+    }
+    if has('\u{3040}'..='\u{30FF}') {
+        return Some("Japanese");
+    }
+    if has('\u{AC00}'..='\u{D7AF}') {
+        return Some("Korean");
+    }
+    if has('\u{4E00}'..='\u{9FFF}') {
+        return Some("Chinese");
+    }
+    let o = object.trim().to_lowercase();
+    const WORDS: &[(&str, &str)] = &[
+        ("physikalischer datenträger", "German"),
+        ("logischer datenträger", "German"),
+        ("prozessor", "German"),
+        ("prozessorinformationen", "German"),
+        ("arbeitsspeicher", "German"),
+        ("speicher", "German"),
+        ("prozess", "German"),
+        ("disque physique", "French"),
+        ("disque logique", "French"),
+        ("processeur", "French"),
+        ("mémoire", "French"),
+        ("processus", "French"),
+        ("disco físico", "Spanish"),
+        ("disco lógico", "Spanish"),
+        ("procesador", "Spanish"),
+        ("proceso", "Spanish"),
+        ("disco fisico", "Italian"),
+        ("disco logico", "Italian"),
+        ("processore", "Italian"),
+        ("disco físico", "Portuguese"),
+        ("processador", "Portuguese"),
+        ("memória", "Portuguese"),
+    ];
+    if let Some((_, lang)) = WORDS.iter().find(|(w, _)| *w == o) {
+        return Some(lang);
+    }
+    text.chars().any(|c| c.is_alphabetic() && !c.is_ascii()).then_some("non-English")
+}
+
+/// One CSV column the reader uses.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedColumn {
+    /// 0-based position in the CSV line (0 is the time stamp).
+    pub index: usize,
+    /// The header cell as written.
+    pub header: String,
+    /// Index into [`CaptureMeta::targets`].
+    pub target: u32,
+    pub metric: Metric,
+    pub convert: Convert,
+}
+
+/// A candidate column before conflicts between counters are settled.
+struct Candidate<'a> {
+    index: usize,
+    path: CounterPath<'a>,
+    name: String,
+    kind: TargetKind,
+    metric: Metric,
+    convert: Convert,
+    rank: u8,
+}
+
+/// The target a disk instance or host-level counter belongs to.
+fn disk_target(object: Object, instance: &str) -> (String, TargetKind) {
+    let total = instance.trim().eq_ignore_ascii_case("_Total");
+    match (object, total) {
+        (Object::PhysicalDisk, true) => ("PhysicalDisk(_Total)".to_owned(), TargetKind::Aggregate),
+        (Object::LogicalDisk, true) => ("LogicalDisk(_Total)".to_owned(), TargetKind::Aggregate),
+        (Object::PhysicalDisk, false) => (instance.to_owned(), TargetKind::Disk),
+        _ => (instance.to_owned(), TargetKind::Volume),
+    }
+}
+
+/// Whether a processor instance is a NUMA node's total (`0,_Total`).
+fn node_total(instance: &str) -> bool {
+    instance
+        .split_once(',')
+        .is_some_and(|(node, rest)| rest == "_Total" && node.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Turns the header cells into the columns to read, and records in `meta` the hosts,
+/// targets, ignored counters, warnings and notes. `headers[0]` is the time column.
+pub fn plan(headers: &[String], header_line: u64, meta: &mut CaptureMeta) -> Vec<PlannedColumn> {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    let mut duplicates: Vec<(usize, &str)> = Vec::new();
+    let mut localized: Vec<(&'static str, String)> = Vec::new();
+    let mut candidates: Vec<Candidate<'_>> = Vec::new();
+    let mut not_paths = 0usize;
+
+    for (index, header) in headers.iter().enumerate().skip(1) {
+        let h = header.trim();
+        if h.is_empty() {
+            continue;
+        }
+        if seen.contains_key(h) {
+            duplicates.push((index, h));
+            continue;
+        }
+        seen.insert(h, index);
+        let Some(path) = parse_counter_path(h) else {
+            not_paths += 1;
+            meta.ignore(h);
+            continue;
+        };
+        if let Some(host) = path.host {
+            meta.add_host(host);
+        }
+        let Some(object) = known_object(path.object) else {
+            if let Some(lang) = localized_language(path.object, path.counter) {
+                localized.push((lang, path.generic()));
+            }
+            meta.ignore(path.generic());
+            continue;
+        };
+        let host_name = path.host.unwrap_or("local").to_owned();
+        let mapped = match object {
+            Object::PhysicalDisk | Object::LogicalDisk => {
+                match (path.instance, disk_counter(path.counter)) {
+                    (Some(inst), Some((metric, convert, rank))) if !inst.trim().is_empty() => {
+                        let (name, kind) = disk_target(object, inst);
+                        Some((name, kind, metric, convert, rank))
+                    }
+                    _ => None,
+                }
+            }
+            Object::Processor => {
+                let total = path.counter.trim().eq_ignore_ascii_case("% Processor Time");
+                match path.instance.map(str::trim) {
+                    Some("_Total") if total => {
+                        Some((host_name, TargetKind::Host, Metric::CpuPct, Convert::Scale(1.0), 0))
+                    }
+                    Some(i) if total && node_total(i) => {
+                        Some((host_name, TargetKind::Host, Metric::CpuPct, Convert::Scale(1.0), 1))
+                    }
+                    _ => None,
+                }
+            }
+            Object::Memory => memory_counter(path.counter).map(|(metric, convert, rank)| {
+                (host_name, TargetKind::Host, metric, convert, rank)
+            }),
+        };
+        match mapped {
+            Some((name, kind, metric, convert, rank)) => {
+                candidates.push(Candidate { index, path, name, kind, metric, convert, rank })
+            }
+            None => meta.ignore(path.generic()),
+        }
+    }
+
+    // NUMA node totals stand for the machine only when there is a single node.
+    let mut nodes: HashMap<Option<&str>, Vec<&str>> = HashMap::new();
+    for c in candidates.iter().filter(|c| c.metric == Metric::CpuPct && c.rank == 1) {
+        let list = nodes.entry(c.path.host).or_default();
+        let inst = c.path.instance.unwrap_or("");
+        if !list.contains(&inst) {
+            list.push(inst);
+        }
+    }
+    candidates.retain(|c| {
+        let keep = !(c.metric == Metric::CpuPct
+            && c.rank == 1
+            && nodes.get(&c.path.host).is_some_and(|n| n.len() > 1));
+        if !keep {
+            meta.ignore(c.path.generic());
+        }
+        keep
+    });
+
+    // An instance whose average read and write queues are both captured has its average
+    // total queue (their sum, derived later): the instant Current Disk Queue Length is
+    // then not needed either.
+    let has = |cands: &[Candidate<'_>], host: Option<&str>, name: &str, m: Metric| {
+        cands.iter().any(|c| c.path.host == host && c.name == name && c.metric == m)
+    };
+    let avg_parts: Vec<bool> = candidates
+        .iter()
+        .map(|c| {
+            has(&candidates, c.path.host, &c.name, Metric::ReadQueueDepth)
+                && has(&candidates, c.path.host, &c.name, Metric::WriteQueueDepth)
+        })
+        .collect();
+
+    // Settle conflicts: per (host, target, metric) the lowest rank wins, then the first.
+    let mut best: HashMap<(Option<&str>, &str, TargetKind, Metric), usize> = HashMap::new();
+    for (i, c) in candidates.iter().enumerate() {
+        if c.rank == 2 && avg_parts[i] {
+            continue;
+        }
+        let key = (c.path.host, c.name.as_str(), c.kind, c.metric);
+        match best.get(&key) {
+            Some(&j) if candidates[j].rank <= c.rank => {}
+            _ => {
+                best.insert(key, i);
+            }
+        }
+    }
+    let mut winners: Vec<usize> = best.values().copied().collect();
+    winners.sort_unstable();
+    let mut fallback_queue = false;
+    let mut fallback_disk_time = false;
+    let mut columns = Vec::with_capacity(winners.len());
+    for (i, c) in candidates.iter().enumerate() {
+        if winners.binary_search(&i).is_err() {
+            meta.ignore(c.path.generic());
+            continue;
+        }
+        if c.metric == Metric::QueueDepth && c.rank == 2 {
+            fallback_queue = true;
+        }
+        if c.metric == Metric::BusyPct && c.convert == Convert::BusyFromDiskTime {
+            fallback_disk_time = true;
+        }
+        let target = meta.target_index(&c.name, c.kind, c.path.host);
+        columns.push(PlannedColumn {
+            index: c.index,
+            header: headers.get(c.index).cloned().unwrap_or_default(),
+            target,
+            metric: c.metric,
+            convert: c.convert,
+        });
+    }
+
+    if fallback_queue {
+        meta.notes.push(
+            "queue_depth comes from Current Disk Queue Length where no Avg. Disk Queue Length \
+             was captured: an instant value at each sample, not an average over the interval"
+                .to_owned(),
+        );
+    }
+    if fallback_disk_time {
+        meta.notes.push(
+            "busy_pct comes from % Disk Time (capped at 100) where no % Idle Time was captured"
+                .to_owned(),
+        );
+    }
+    if let Some(&(index, name)) = duplicates.first() {
+        let mut names: Vec<String> = Vec::new();
+        for (_, d) in &duplicates {
+            let short = parse_counter_path(d).map_or_else(|| (*d).to_owned(), |p| p.short());
+            if !names.contains(&short) {
+                names.push(short);
+            }
+        }
+        let shown: Vec<String> = names.iter().take(8).map(|n| format!("`{n}`")).collect();
+        let more =
+            if names.len() > 8 { format!(" and {} more", names.len() - 8) } else { String::new() };
+        meta.warn(
+            format!(
+                "{} column name(s) repeat in the header ({}{more}): the first column of each \
+                 name is used, the repeats (first at column {}) are ignored",
+                duplicates.len(),
+                shown.join(", "),
+                index + 1
+            ),
+            Some(Location::column(name)),
+        );
+    }
+    if !localized.is_empty() {
+        meta.warn(
+            localized_message(&localized, columns.is_empty()),
+            Some(Location::line(header_line, 1)),
+        );
+    }
+    if not_paths > 0 {
+        meta.warn(
+            format!("{not_paths} header cell(s) are not PerfMon counter paths (\\\\HOST\\Object(Instance)\\Counter); ignored"),
+            Some(Location::line(header_line, 1)),
+        );
+    }
+    columns
+}
+
+/// The one message about localized counter names.
+pub fn localized_message(localized: &[(&'static str, String)], nothing_used: bool) -> String {
+    let mut langs: Vec<&str> = localized.iter().map(|(l, _)| *l).collect();
+    langs.dedup();
+    langs.sort_unstable();
+    langs.dedup();
+    let mut generic: Vec<&str> = localized.iter().map(|(_, g)| g.as_str()).collect();
+    generic.sort_unstable();
+    generic.dedup();
+    let example = localized.first().map(|(_, g)| g.as_str()).unwrap_or_default();
+    format!(
+        "counter names look localized ({}; {} counter(s), e.g. `{example}`): only English counter \
+         names are recognised, so {}. Capture again with English counter names: run typeperf or \
+         the Performance Monitor data collector from an account whose Windows display language \
+         is English (relog cannot translate counter names)",
+        langs.join(", "),
+        generic.len(),
+        if nothing_used { "nothing in this file could be used" } else { "these were ignored" }
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use advisor_model::Format;
+
+    fn headers(cols: &[&str]) -> Vec<String> {
+        std::iter::once("(PDH-CSV 4.0)").chain(cols.iter().copied()).map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn conversions_are_exact() {
+        let (m, c, _) = disk_counter("Avg. Disk sec/Read").unwrap_or_else(|| panic!());
+        assert_eq!((m, c.apply(0.002)), (Metric::ReadLatencyMs, 2.0));
+        let (m, c, _) = disk_counter("Disk Write Bytes/sec").unwrap_or_else(|| panic!());
+        assert_eq!((m, c.apply(209_715_200.0)), (Metric::WriteMbps, 200.0));
+        let (m, c, _) = disk_counter("Avg. Disk Bytes/Read").unwrap_or_else(|| panic!());
+        assert_eq!((m, c.apply(65536.0)), (Metric::ReadIoKib, 64.0));
+        let (m, c, _) = disk_counter("% Idle Time").unwrap_or_else(|| panic!());
+        assert_eq!(
+            (m, c.apply(97.5), c.apply(104.0), c.apply(-3.0)),
+            (Metric::BusyPct, 2.5, 0.0, 100.0)
+        );
+        let (_, c, rank) = disk_counter("% Disk Time").unwrap_or_else(|| panic!());
+        assert_eq!((c.apply(250.0), c.apply(40.0), rank), (100.0, 40.0, 1));
+        let (m, c, _) = memory_counter("Available Bytes").unwrap_or_else(|| panic!());
+        assert_eq!((m, c.apply(1_073_741_824.0)), (Metric::AvailableMemoryMib, 1024.0));
+        assert_eq!(memory_counter("Available KBytes").map(|(_, c, _)| c.apply(2048.0)), Some(2.0));
+        assert_eq!(memory_counter("Available MBytes").map(|(_, c, _)| c.apply(696.0)), Some(696.0));
+        for ignored in ["Split IO/Sec", "% Disk Read Time", "% Disk Write Time", "Free Megabytes"] {
+            assert_eq!(disk_counter(ignored), None, "{ignored}");
+        }
+        assert_eq!(disk_counter("Disk Reads/sec").map(|x| x.0), Some(Metric::ReadIops));
+        assert_eq!(disk_counter("Disk Transfers/sec").map(|x| x.0), Some(Metric::Iops));
+        assert_eq!(disk_counter("Disk Bytes/sec").map(|x| x.0), Some(Metric::Mbps));
+        assert_eq!(disk_counter("Avg. Disk sec/Transfer").map(|x| x.0), Some(Metric::LatencyMs));
+        assert_eq!(disk_counter("Avg. Disk Bytes/Transfer").map(|x| x.0), Some(Metric::IoKib));
+        assert_eq!(
+            disk_counter("Avg. Disk Write Queue Length").map(|x| x.0),
+            Some(Metric::WriteQueueDepth)
+        );
+    }
+
+    #[test]
+    fn targets_per_object_instance_and_host() {
+        let mut meta = CaptureMeta::new(Format::PerfmonCsv);
+        let h = headers(&[
+            r"\\VM1\PhysicalDisk(1 E:)\Disk Reads/sec",
+            r"\\VM1\PhysicalDisk(3)\Disk Reads/sec",
+            r"\\VM1\PhysicalDisk(_Total)\Disk Reads/sec",
+            r"\\VM1\LogicalDisk(E:)\Disk Reads/sec",
+            r"\\VM1\LogicalDisk(HarddiskVolume2)\Disk Reads/sec",
+            r"\\VM1\LogicalDisk(_Total)\Disk Reads/sec",
+            r"\\VM1\Processor(_Total)\% Processor Time",
+            r"\\VM1\Processor(0)\% Processor Time",
+            r"\\VM1\Memory\Available MBytes",
+            r"\\VM2\PhysicalDisk(1 E:)\Disk Reads/sec",
+            r"\\VM2\Process(sqlservr#1)\% Processor Time",
+            r"\\VM2\Process(sqlservr)\% Processor Time",
+            r"\\VM2\PhysicalDisk(1 E:)\Split IO/Sec",
+        ]);
+        let cols = plan(&h, 1, &mut meta);
+        let t: Vec<(&str, TargetKind, Option<&str>)> =
+            meta.targets.iter().map(|t| (t.name.as_str(), t.kind, t.host.as_deref())).collect();
+        use TargetKind::*;
+        assert_eq!(
+            t,
+            vec![
+                ("1 E:", Disk, Some("VM1")),
+                ("3", Disk, Some("VM1")),
+                ("PhysicalDisk(_Total)", Aggregate, Some("VM1")),
+                ("E:", Volume, Some("VM1")),
+                ("HarddiskVolume2", Volume, Some("VM1")),
+                ("LogicalDisk(_Total)", Aggregate, Some("VM1")),
+                ("VM1", Host, Some("VM1")),
+                ("1 E:", Disk, Some("VM2")),
+            ]
+        );
+        assert_eq!(meta.hosts, vec!["VM1", "VM2"]);
+        assert_eq!(cols.len(), 9);
+        assert_eq!(cols[6].metric, Metric::CpuPct);
+        assert_eq!(cols[7].metric, Metric::AvailableMemoryMib);
+        assert_eq!(cols[8].index, 10);
+        assert_eq!(
+            meta.ignored,
+            vec![
+                r"Processor(*)\% Processor Time",
+                r"Process(*)\% Processor Time",
+                r"PhysicalDisk(*)\Split IO/Sec"
+            ]
+        );
+        assert!(meta.warnings.is_empty(), "{:?}", meta.warnings);
+    }
+
+    #[test]
+    fn fallbacks_and_priorities() {
+        let mut meta = CaptureMeta::new(Format::PerfmonCsv);
+        let h = headers(&[
+            r"\\H\PhysicalDisk(0 C:)\Current Disk Queue Length",
+            r"\\H\PhysicalDisk(0 C:)\Avg. Disk Queue Length",
+            r"\\H\PhysicalDisk(0 C:)\% Disk Time",
+            r"\\H\PhysicalDisk(0 C:)\% Idle Time",
+            r"\\H\PhysicalDisk(1 D:)\Current Disk Queue Length",
+            r"\\H\PhysicalDisk(1 D:)\% Disk Time",
+            r"\\H\Memory\Available MBytes",
+            r"\\H\Memory\Available Bytes",
+        ]);
+        let cols = plan(&h, 1, &mut meta);
+        let got: Vec<(usize, Metric)> = cols.iter().map(|c| (c.index, c.metric)).collect();
+        assert_eq!(
+            got,
+            vec![
+                (2, Metric::QueueDepth),
+                (4, Metric::BusyPct),
+                (5, Metric::QueueDepth),
+                (6, Metric::BusyPct),
+                (8, Metric::AvailableMemoryMib),
+            ]
+        );
+        assert_eq!(cols[1].convert, Convert::BusyFromIdle);
+        assert_eq!(cols[3].convert, Convert::BusyFromDiskTime);
+        assert_eq!(meta.notes.len(), 2, "{:?}", meta.notes);
+        assert!(meta.notes[0].contains("instant value"));
+        assert!(meta.ignored.contains(&r"PhysicalDisk(*)\Current Disk Queue Length".to_owned()));
+        assert!(meta.ignored.contains(&r"Memory\Available MBytes".to_owned()));
+    }
+
+    #[test]
+    fn current_queue_not_used_when_read_and_write_averages_exist() {
+        let mut meta = CaptureMeta::new(Format::PerfmonCsv);
+        let h = headers(&[
+            r"\\H\LogicalDisk(C:)\Avg. Disk Read Queue Length",
+            r"\\H\LogicalDisk(C:)\Avg. Disk Write Queue Length",
+            r"\\H\LogicalDisk(C:)\Current Disk Queue Length",
+        ]);
+        let cols = plan(&h, 1, &mut meta);
+        assert_eq!(cols.len(), 2);
+        assert!(meta.notes.is_empty());
+    }
+
+    #[test]
+    fn processor_totals() {
+        // `_Total` wins over the node total; per-core instances are ignored.
+        let mut meta = CaptureMeta::new(Format::PerfmonCsv);
+        let h = headers(&[
+            r"\\Z\Processor Information(0,_Total)\% Processor Time",
+            r"\\Z\Processor Information(_Total)\% Processor Time",
+            r"\\Z\Processor Information(0,3)\% Processor Time",
+        ]);
+        let cols = plan(&h, 1, &mut meta);
+        assert_eq!(cols.iter().map(|c| c.index).collect::<Vec<_>>(), vec![2]);
+        // A single node total stands for the machine.
+        let mut meta = CaptureMeta::new(Format::PerfmonCsv);
+        let cols = plan(
+            &headers(&[r"\\Z\Processor Information(0,_Total)\% Processor Time"]),
+            1,
+            &mut meta,
+        );
+        assert_eq!(cols.len(), 1);
+        // Two node totals do not.
+        let mut meta = CaptureMeta::new(Format::PerfmonCsv);
+        let h = headers(&[
+            r"\\Z\Processor Information(0,_Total)\% Processor Time",
+            r"\\Z\Processor Information(1,_Total)\% Processor Time",
+        ]);
+        assert!(plan(&h, 1, &mut meta).is_empty());
+    }
+
+    #[test]
+    fn duplicates_keep_the_first() {
+        let mut meta = CaptureMeta::new(Format::PerfmonCsv);
+        let h = headers(&[
+            r"\\D\PhysicalDisk(1 C: E:)\% Disk Time",
+            r"\\D\PhysicalDisk(1 C: E:)\Disk Reads/sec",
+            r"\\D\PhysicalDisk(1 C: E:)\% Disk Time",
+        ]);
+        let cols = plan(&h, 1, &mut meta);
+        assert_eq!(cols.iter().map(|c| c.index).collect::<Vec<_>>(), vec![1, 2]);
+        assert_eq!(meta.warnings.len(), 1);
+        let w = &meta.warnings[0];
+        assert!(w.message.contains(r"`PhysicalDisk(1 C: E:)\% Disk Time`"), "{}", w.message);
+        assert!(w.message.contains("column 4"), "{}", w.message);
+        assert_eq!(w.location, Some(Location::column(r"\\D\PhysicalDisk(1 C: E:)\% Disk Time")));
+    }
+
+    #[test]
+    fn localized_names_are_not_guessed() {
+        for (object, counter, lang) in [
+            ("Физический диск", "Скорость чтения с диска (байт/с)", "Russian"),
+            ("物理磁盘", "磁盘读取字节/秒", "Chinese"),
+            ("Physikalischer Datenträger", "Lesevorgänge/s", "German"),
+            ("Prozessor", "Prozessorzeit (%)", "German"),
+            ("Disque physique", "Lectures disque/s", "French"),
+            ("Procesador", "% de tiempo de procesador", "Spanish"),
+            ("プロセッサ", "% Processor Time", "Japanese"),
+        ] {
+            assert_eq!(localized_language(object, counter), Some(lang), "{object}");
+        }
+        assert_eq!(localized_language("Process", "% Processor Time"), None);
+        assert_eq!(localized_language("Network Interface", "Bytes Total/sec"), None);
+
+        let mut meta = CaptureMeta::new(Format::PerfmonCsv);
+        let h = headers(&[
+            r"\\PC\Процесс(Idle)\% загруженности процессора",
+            r"\\PC\Процесс(System)\% загруженности процессора",
+            r"\\PC\Память\Доступно МБ",
+        ]);
+        assert!(plan(&h, 1, &mut meta).is_empty());
+        assert_eq!(
+            meta.ignored,
+            vec![r"Процесс(*)\% загруженности процессора", r"Память\Доступно МБ"]
+        );
+        assert_eq!(meta.warnings.len(), 1);
+        let m = &meta.warnings[0].message;
+        assert!(m.contains("look localized (Russian; 2 counter(s)"), "{m}");
+        assert!(m.contains("only English counter names are recognised"), "{m}");
+        assert!(m.contains("display language is English"), "{m}");
+    }
+
+    #[test]
+    fn cells_that_are_not_paths() {
+        let mut meta = CaptureMeta::new(Format::PerfmonCsv);
+        let h = headers(&["Time", "", r"\\H\Memory\Available MBytes"]);
+        assert_eq!(plan(&h, 1, &mut meta).len(), 1);
+        assert_eq!(meta.ignored, vec!["Time"]);
+        assert_eq!(meta.warnings.len(), 1);
+    }
+}

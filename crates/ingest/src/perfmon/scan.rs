@@ -1,0 +1,367 @@
+//! One pass over the data lines before polars reads them: each line's time stamp is read,
+//! its cells counted, and the runs of good lines are handed to polars as byte ranges of the
+//! text (no copy). Broken lines (wrong cell count, an open quote, a time stamp that is not
+//! one, a repeated header) fall between runs and are reported with their line numbers.
+//!
+//! Large inputs are scanned on several threads, each over a share of whole lines.
+
+use advisor_model::{CaptureMeta, Location};
+
+use super::time::{DateOrder, parse_timestamp};
+
+/// A run of consecutive good data lines: `text[start..end]`, `rows` lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Segment {
+    pub start: usize,
+    pub end: usize,
+    pub rows: usize,
+    /// 1-based line number of the first line of the run.
+    pub first_line: u64,
+}
+
+/// The good lines of a capture and their sample times, in file order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Scan {
+    pub segments: Vec<Segment>,
+    /// One per good line: wall clock as written, ms since 1970-01-01, no zone.
+    pub time_ms: Vec<i64>,
+    /// Lines that could not be used.
+    pub bad: Vec<(u64, Bad)>,
+}
+
+/// Why a data line was not used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bad {
+    /// The line has this many cells; the header has another count.
+    Cells(usize),
+    /// A quote is opened and never closed.
+    OpenQuote,
+    /// The first cell is not a date and time.
+    Time,
+    /// The header line again (two captures appended into one file).
+    Header,
+}
+
+/// The shape of the lines to scan.
+#[derive(Debug, Clone, Copy)]
+pub struct Shape {
+    pub columns: usize,
+    pub separator: u8,
+    pub order: DateOrder,
+}
+
+/// Inputs above this size are scanned on several threads.
+const PARALLEL_BYTES: usize = 8 << 20;
+
+#[derive(Default)]
+struct Part {
+    lines: u64,
+    segments: Vec<Segment>,
+    times: Vec<i64>,
+    bad: Vec<(u64, Bad)>,
+    /// 0-based index (within the part) of its last non-blank line.
+    last_non_blank: Option<u64>,
+}
+
+fn is_blank(line: &[u8]) -> bool {
+    line.iter().all(|b| b.is_ascii_whitespace())
+}
+
+/// The first cell of a line, without its quotes.
+fn first_cell(line: &[u8], sep: u8) -> &[u8] {
+    if let Some(rest) = line.strip_prefix(b"\"") {
+        match memchr::memchr(b'"', rest) {
+            Some(end) => &rest[..end],
+            None => rest,
+        }
+    } else {
+        match memchr::memchr(sep, line) {
+            Some(end) => &line[..end],
+            None => line,
+        }
+    }
+}
+
+fn check_line(line: &[u8], shape: Shape) -> Result<i64, Bad> {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    // Counting both bytes in one loop lets the compiler vectorise it.
+    let (mut quotes, mut seps) = (0usize, 0usize);
+    for &b in line {
+        quotes += usize::from(b == b'"');
+        seps += usize::from(b == shape.separator);
+    }
+    let cell = first_cell(line, shape.separator);
+    let stamp = std::str::from_utf8(cell).ok().and_then(|s| parse_timestamp(s, shape.order));
+    if quotes % 2 == 1 {
+        return Err(Bad::OpenQuote);
+    }
+    if seps + 1 != shape.columns {
+        // Separators inside quotes make the quick count too high: count exactly.
+        let exact = if quotes > 0 {
+            super::header::count_cells(line, shape.separator).unwrap_or(seps + 1)
+        } else {
+            seps + 1
+        };
+        if exact != shape.columns {
+            if stamp.is_none() && cell.starts_with(b"(PDH-") {
+                return Err(Bad::Header);
+            }
+            return Err(Bad::Cells(exact));
+        }
+    }
+    match stamp {
+        Some(ms) => Ok(ms),
+        None if cell.starts_with(b"(PDH-") => Err(Bad::Header),
+        None => Err(Bad::Time),
+    }
+}
+
+/// Scans `text[from..]` (whole lines; `from` is 0 or just after a `\n`).
+fn scan_part(text: &[u8], from: usize, to: usize, shape: Shape) -> Part {
+    let mut part = Part::default();
+    let mut pos = from;
+    let mut run: Option<Segment> = None;
+    while pos < to {
+        let (line_end, next) = match memchr::memchr(b'\n', &text[pos..to]) {
+            Some(i) => (pos + i, pos + i + 1),
+            None => (to, to),
+        };
+        let line = &text[pos..line_end];
+        let idx = part.lines;
+        part.lines += 1;
+        if is_blank(line) {
+            if let Some(seg) = run.take() {
+                part.segments.push(seg);
+            }
+        } else {
+            part.last_non_blank = Some(idx);
+            match check_line(line, shape) {
+                Ok(ms) => {
+                    part.times.push(ms);
+                    match &mut run {
+                        Some(seg) => {
+                            seg.end = next;
+                            seg.rows += 1;
+                        }
+                        None => {
+                            run = Some(Segment { start: pos, end: next, rows: 1, first_line: idx })
+                        }
+                    }
+                }
+                Err(bad) => {
+                    if let Some(seg) = run.take() {
+                        part.segments.push(seg);
+                    }
+                    part.bad.push((idx, bad));
+                }
+            }
+        }
+        pos = next;
+    }
+    if let Some(seg) = run.take() {
+        part.segments.push(seg);
+    }
+    part
+}
+
+/// Splits `[from, to)` into about `n` ranges of whole lines.
+fn split_lines(text: &[u8], from: usize, to: usize, n: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::with_capacity(n);
+    let step = (to - from) / n.max(1);
+    let mut start = from;
+    for _ in 1..n {
+        let guess = (start + step).min(to);
+        let end = match memchr::memchr(b'\n', &text[guess..to]) {
+            Some(i) => guess + i + 1,
+            None => to,
+        };
+        if end > start {
+            out.push((start, end));
+        }
+        start = end;
+        if start >= to {
+            break;
+        }
+    }
+    if start < to {
+        out.push((start, to));
+    }
+    out
+}
+
+/// Scans the data lines in `text[from..]`; `first_line` is the 1-based number of the line
+/// at `from`. Broken lines are reported in `meta` (a truncated last line apart).
+pub fn scan(
+    text: &str,
+    from: usize,
+    first_line: u64,
+    shape: Shape,
+    meta: &mut CaptureMeta,
+) -> Scan {
+    let bytes = text.as_bytes();
+    let to = bytes.len();
+    let from = from.min(to);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(16);
+    let parts: Vec<Part> = if to - from > PARALLEL_BYTES && threads > 1 {
+        let ranges = split_lines(bytes, from, to, threads);
+        std::thread::scope(|s| {
+            let handles: Vec<_> = ranges
+                .iter()
+                .map(|&(a, b)| s.spawn(move || scan_part(bytes, a, b, shape)))
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
+        })
+    } else {
+        vec![scan_part(bytes, from, to, shape)]
+    };
+
+    let mut out = Scan::default();
+    let mut line0 = first_line;
+    let mut last_non_blank = None;
+    for part in parts {
+        for mut seg in part.segments {
+            seg.first_line += line0;
+            match out.segments.last_mut() {
+                Some(prev) if prev.end == seg.start => {
+                    prev.end = seg.end;
+                    prev.rows += seg.rows;
+                }
+                _ => out.segments.push(seg),
+            }
+        }
+        out.time_ms.extend(part.times);
+        out.bad.extend(part.bad.into_iter().map(|(l, b)| (l + line0, b)));
+        if let Some(l) = part.last_non_blank {
+            last_non_blank = Some(l + line0);
+        }
+        line0 += part.lines;
+    }
+    report(&out.bad, last_non_blank, shape.columns, meta);
+    out
+}
+
+fn report(bad: &[(u64, Bad)], last_non_blank: Option<u64>, columns: usize, meta: &mut CaptureMeta) {
+    for &(line, why) in bad {
+        let at = Some(Location::line(line, 1));
+        let last = Some(line) == last_non_blank;
+        match why {
+            Bad::Cells(n) if last && n < columns => {
+                meta.warn(format!("last line truncated (the capture was stopped mid-write?): line {line} has {n} of {columns} cells and was skipped"), at)
+            }
+            Bad::OpenQuote if last => meta.warn(
+                format!("last line truncated (the capture was stopped mid-write?): line {line} ends inside a quoted cell and was skipped"),
+                at,
+            ),
+            Bad::Cells(_) | Bad::OpenQuote => meta.warn(
+                format!("skipped a broken row: its number of cells differs from the header's {columns}"),
+                at,
+            ),
+            Bad::Time => meta.warn("skipped a row whose time stamp cannot be read", at),
+            Bad::Header => {
+                meta.warn("skipped a repeated header line (captures appended into one file?)", at)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use advisor_model::Format;
+
+    const SHAPE: Shape = Shape { columns: 3, separator: b',', order: DateOrder::MonthFirst };
+
+    fn run(text: &str) -> (Scan, CaptureMeta) {
+        let mut meta = CaptureMeta::new(Format::PerfmonCsv);
+        let s = scan(text, 0, 2, SHAPE, &mut meta);
+        (s, meta)
+    }
+
+    #[test]
+    fn good_lines_make_one_segment() {
+        let text = "\"01/02/2024 10:00:00.000\",\" \",\"1\"\r\n\"01/02/2024 10:00:01.000\",\"2\",\"3\"\r\n";
+        let (s, meta) = run(text);
+        assert_eq!(s.segments, vec![Segment { start: 0, end: text.len(), rows: 2, first_line: 2 }]);
+        assert_eq!(s.time_ms.len(), 2);
+        assert_eq!(s.time_ms[1] - s.time_ms[0], 1000);
+        assert!(meta.warnings.is_empty());
+    }
+
+    #[test]
+    fn broken_rows_split_segments_and_are_counted() {
+        let text = concat!(
+            "\"01/02/2024 10:00:00.000\",\"1\",\"1\"\n",
+            "\"01/02/2024 10:00:01.000\",\"1\"\n",
+            "\"garbage\",\"1\",\"1\"\n",
+            "\n",
+            "\"(PDH-CSV 4.0)\",\"\\\\H\\M\\A\",\"\\\\H\\M\\B\"\n",
+            "\"01/02/2024 10:00:02.000\",\"1\",\"1\"\n",
+            "\"01/02/2024 10:00:03.000\",\"1\",\"1\",\"1\"\n",
+            "\"01/02/2024 10:00:04.000\",\"1\",\"1\"\n",
+            "\"01/02/2024 10:00:05.000\",\"1\",\"0.5",
+        );
+        let (s, meta) = run(text);
+        assert_eq!(s.time_ms.len(), 3);
+        assert_eq!(
+            s.bad,
+            vec![
+                (3, Bad::Cells(2)),
+                (4, Bad::Time),
+                (6, Bad::Header),
+                (8, Bad::Cells(4)),
+                (10, Bad::OpenQuote)
+            ]
+        );
+        assert_eq!(
+            s.segments.iter().map(|g| (g.first_line, g.rows)).collect::<Vec<_>>(),
+            vec![(2, 1), (7, 1), (9, 1)]
+        );
+        let msgs: Vec<String> = meta.warnings.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            msgs,
+            vec![
+                "3:1: skipped a broken row: its number of cells differs from the header's 3 (2 times)",
+                "4:1: skipped a row whose time stamp cannot be read",
+                "6:1: skipped a repeated header line (captures appended into one file?)",
+                "10:1: last line truncated (the capture was stopped mid-write?): line 10 ends inside a quoted cell and was skipped",
+            ]
+        );
+    }
+
+    #[test]
+    fn truncated_last_line_with_trailing_blank_lines() {
+        let text = "\"01/02/2024 10:00:00.000\",\"1\",\"1\"\n\"01/02/2024 10:00:01.000\",\"1\"\n\n";
+        let (s, meta) = run(text);
+        assert_eq!(s.time_ms.len(), 1);
+        assert_eq!(meta.warnings.len(), 1);
+        assert!(meta.warnings[0].message.starts_with("last line truncated"));
+        assert!(meta.warnings[0].message.contains("line 3 has 2 of 3 cells"));
+    }
+
+    #[test]
+    fn separators_inside_quotes_are_counted_exactly() {
+        let text = "\"01/02/2024 10:00:00.000\",\"1,5\",\"1\"\n";
+        let (s, _) = run(text);
+        assert_eq!(s.time_ms.len(), 1);
+    }
+
+    #[test]
+    fn parallel_scan_matches_serial() {
+        let line = "\"01/02/2024 10:00:00.000\",\"1\",\"2\"\r\n";
+        let mut text = String::new();
+        for i in 0..((PARALLEL_BYTES / line.len()) + 5000) {
+            if i == 123_457 {
+                text.push_str("\"x\",\"1\",\"2\"\r\n");
+            } else {
+                text.push_str(line);
+            }
+        }
+        let (s, meta) = run(&text);
+        let serial = scan_part(text.as_bytes(), 0, text.len(), SHAPE);
+        assert_eq!(s.time_ms.len(), serial.times.len());
+        assert_eq!(s.segments.len(), 2);
+        assert_eq!(s.segments[1].first_line, 123_457 + 3);
+        assert_eq!(s.segments.iter().map(|g| g.rows).sum::<usize>(), s.time_ms.len());
+        assert_eq!(meta.warnings[0].location, Some(Location::line(123_457 + 2, 1)));
+    }
+}
