@@ -1,1 +1,35 @@
-//! Topology and catalog (issue 3).
+//! The VM's topology, the built-in Azure catalog of VM and disk limits, and name matching.
+//!
+//! - [`Catalog`]: Azure VM sizes and managed-disk SKUs from embedded CSV files (each row
+//!   with its source), overridable with `--catalog FILE`.
+//! - [`Topology`]: the topology file (TOML, or JSON of the same shape) or `--vm SIZE`,
+//!   resolved against the catalog, with validation [`TopologyWarning`]s. Errors are
+//!   [`TopologyError`]s that render with `file:line:col`, the source line, a caret and a
+//!   did-you-mean.
+//! - [`Limits`] (from [`Topology::limits`]): what rules compare captures with: each disk's
+//!   caps, each pool's, the VM's cached and uncached budgets. Plain data.
+//! - [`match_targets`]: which capture target is which disk, pool or temp disk, and the
+//!   warnings for disks no capture mentions and busy targets the topology lacks.
+
+mod catalog;
+mod error;
+mod limits;
+mod matching;
+mod names;
+mod spec;
+mod suggest;
+mod topology;
+
+pub use catalog::{
+    BurstModel, CREDIT_BURST_MAX_PREMIUM_GIB, Catalog, CatalogError, DiskKind, DiskSku,
+    HOST_CACHE_MAX_GIB, SizeRange, SkuRef, UnknownName, VmSize, fmt_num, fmt_opt, sku_key, vm_key,
+};
+pub use error::{ErrorKind, Snippet, TopologyError};
+pub use limits::{
+    Budget, BudgetKind, DiskLimits, Excess, FigureOrigin, Limits, Measure, PoolLimits, VmLimits,
+};
+pub use matching::{CaptureTarget, Matching, Subject, TargetMatch, match_targets};
+pub use names::{matches, name_keys, normalize_name};
+pub use spec::SourceFormat;
+pub use suggest::did_you_mean;
+pub use topology::{Cache, Disk, Pool, Role, Topology, TopologyWarning, Vm};

@@ -1,0 +1,361 @@
+//! `advisor catalog vm SIZE | disk SKU | list [--series X]`: the built-in Azure limits,
+//! each figure with its unit and the source of its row.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use advisor_topology::{
+    BurstModel, Catalog, DiskKind, DiskSku, HOST_CACHE_MAX_GIB, SkuRef, UnknownName, VmSize,
+    did_you_mean, fmt_num,
+};
+use serde_json::{Value, json};
+
+use crate::EXIT_INPUT;
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct CatalogArgs {
+    #[command(subcommand)]
+    what: CatalogWhat,
+    /// A CSV of VM sizes (`size,...` header) or disk SKUs (`sku,...`) that overrides or
+    /// extends the built-in catalog; may be given twice (one of each).
+    #[arg(long, value_name = "FILE", global = true)]
+    catalog: Vec<PathBuf>,
+    /// Print JSON instead of text.
+    #[arg(long, global = true)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum CatalogWhat {
+    /// A VM size's storage limits (case-insensitive, `Standard_` optional).
+    Vm {
+        #[arg(value_name = "SIZE")]
+        size: String,
+    },
+    /// A managed-disk SKU's limits (P30, E10, S4, P30_PerfPlus, PremiumV2, Ultra).
+    Disk {
+        #[arg(value_name = "SKU")]
+        sku: String,
+    },
+    /// The VM sizes and disk SKUs the catalog knows.
+    List {
+        /// Only this VM series (`DSv2`, `Easv5`, `Ev5`, `M`).
+        #[arg(long, value_name = "X")]
+        series: Option<String>,
+        /// Only the disk SKUs.
+        #[arg(long, conflicts_with = "series")]
+        disks: bool,
+    },
+}
+
+pub(crate) fn run(args: &CatalogArgs) -> anyhow::Result<ExitCode> {
+    let mut catalog = Catalog::builtin()?;
+    for file in &args.catalog {
+        catalog.merge_file(file)?;
+    }
+    let mut out = String::new();
+    match &args.what {
+        CatalogWhat::Vm { size } => match catalog.vm(size) {
+            Ok(vm) if args.json => out = serde_json::to_string_pretty(&vm_json(vm))?,
+            Ok(vm) => render_vm(&mut out, vm)?,
+            Err(u) => return Ok(unknown(&u)),
+        },
+        CatalogWhat::Disk { sku } => {
+            let rows: Vec<&DiskSku> = match catalog.resolve_sku(sku) {
+                Ok(SkuRef::Row(d)) if d.kind != DiskKind::PremiumSsdV2 => vec![d],
+                Ok(SkuRef::Row(_) | SkuRef::PremiumV2) => catalog.disks_of(DiskKind::PremiumSsdV2),
+                Ok(SkuRef::Ultra) => catalog.disks_of(DiskKind::Ultra),
+                Err(u) => return Ok(unknown(&u)),
+            };
+            if args.json {
+                let v: Vec<Value> = rows.iter().map(|d| disk_json(d)).collect();
+                out = serde_json::to_string_pretty(&if v.len() == 1 {
+                    v[0].clone()
+                } else {
+                    Value::Array(v)
+                })?;
+            } else {
+                render_disks(&mut out, &rows)?;
+            }
+        }
+        CatalogWhat::List { series, disks } => {
+            let vms: Vec<&VmSize> = match series {
+                _ if *disks => Vec::new(),
+                None => catalog.vm_sizes(),
+                Some(s) => {
+                    let v: Vec<&VmSize> =
+                        catalog.vm_sizes().into_iter().filter(|v| v.in_series(s)).collect();
+                    if v.is_empty() {
+                        let all = catalog.series();
+                        eprintln!("error: unknown VM series \"{s}\"");
+                        match did_you_mean(s, all.iter().map(String::as_str)) {
+                            Some(m) => eprintln!("  help: did you mean \"{m}\"?"),
+                            None => eprintln!("  help: the series are: {}", all.join(", ")),
+                        }
+                        return Ok(ExitCode::from(EXIT_INPUT));
+                    }
+                    v
+                }
+            };
+            let skus: Vec<&DiskSku> =
+                if series.is_some() { Vec::new() } else { catalog.disk_skus() };
+            if args.json {
+                let v = json!({
+                    "vm_sizes": vms.iter().map(|v| vm_json(v)).collect::<Vec<_>>(),
+                    "disk_skus": skus.iter().map(|d| disk_json(d)).collect::<Vec<_>>(),
+                });
+                out = serde_json::to_string_pretty(&v)?;
+            } else {
+                render_list(&mut out, &vms, &skus)?;
+            }
+        }
+    }
+    println!("{}", out.trim_end());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// An unknown name: the did-you-mean on stderr, exit 2.
+fn unknown(u: &UnknownName) -> ExitCode {
+    eprintln!("error: {u}");
+    eprintln!("  help: {}", u.help());
+    ExitCode::from(EXIT_INPUT)
+}
+
+fn vm_json(vm: &VmSize) -> Value {
+    let mut v = serde_json::to_value(vm).unwrap_or(Value::Null);
+    if let Value::Object(m) = &mut v {
+        m.insert("series".into(), json!(vm.series()));
+        m.insert("premium_storage".into(), json!(vm.premium_storage()));
+        m.insert("host_caching".into(), json!(vm.host_caching()));
+        m.insert("units".into(), json!({"iops": "IO/s", "mbps": "MB/s", "gib": "GiB"}));
+    }
+    v
+}
+
+fn disk_json(d: &DiskSku) -> Value {
+    let mut v = serde_json::to_value(d).unwrap_or(Value::Null);
+    if let Value::Object(m) = &mut v {
+        m.insert("burst_model".into(), json!(d.burst_model()));
+    }
+    v
+}
+
+fn with_unit(x: Option<f64>, unit: &str) -> String {
+    match x {
+        Some(x) => format!("{} {unit}", fmt_num(x)),
+        None => "not published".to_owned(),
+    }
+}
+
+fn yes(b: bool) -> &'static str {
+    if b { "supported" } else { "not supported" }
+}
+
+fn render_vm(out: &mut String, vm: &VmSize) -> std::fmt::Result {
+    write!(out, "{} (series {}", vm.name, vm.series())?;
+    if let Some(c) = vm.controller() {
+        write!(out, ", {} controller figures", c.to_ascii_uppercase())?;
+    }
+    writeln!(out, ")")?;
+    let rows: Vec<(&str, String)> = vec![
+        ("vCPUs", vm.vcpu.map_or_else(|| "not published".to_owned(), |x| x.to_string())),
+        ("memory", with_unit(vm.memory_gib, "GiB")),
+        (
+            "temp disk",
+            match vm.temp_gib {
+                Some(t) if t <= 0.0 => "none".to_owned(),
+                t => with_unit(t, "GiB"),
+            },
+        ),
+        (
+            "max data disks",
+            vm.max_data_disks.map_or_else(|| "not published".to_owned(), |x| x.to_string()),
+        ),
+        ("cached IOPS", with_unit(vm.cached_iops, "IOPS")),
+        ("cached throughput", with_unit(vm.cached_mbps, "MB/s")),
+        ("cache size", with_unit(vm.cache_gib, "GiB")),
+        ("uncached IOPS", with_unit(vm.uncached_iops, "IOPS")),
+        ("uncached throughput", with_unit(vm.uncached_mbps, "MB/s")),
+        ("uncached burst IOPS", with_unit(vm.uncached_burst_iops, "IOPS")),
+        ("uncached burst throughput", with_unit(vm.uncached_burst_mbps, "MB/s")),
+        ("premium storage", yes(vm.premium_storage()).to_owned()),
+        ("host caching", yes(vm.host_caching()).to_owned()),
+    ];
+    for (k, v) in &rows {
+        writeln!(out, "  {k:<26}{v}")?;
+    }
+    writeln!(out, "  cached = host-cached disks + the temp disk; uncached = all remote disks")?;
+    render_source(out, &vm.source)
+}
+
+fn render_source(out: &mut String, source: &[String]) -> std::fmt::Result {
+    for (i, s) in source.iter().enumerate() {
+        writeln!(out, "  {:<26}{s}", if i == 0 { "source" } else { "" })?;
+    }
+    Ok(())
+}
+
+fn render_disks(out: &mut String, rows: &[&DiskSku]) -> std::fmt::Result {
+    if let Some(first) = rows.first().filter(|_| rows.len() > 1) {
+        writeln!(
+            out,
+            "{}: performance is provisioned per disk; give `iops` and `mbps` in the topology.",
+            first.kind
+        )?;
+        writeln!(out, "The documented figures:\n")?;
+    }
+    for (n, d) in rows.iter().enumerate() {
+        if n > 0 {
+            out.push('\n');
+        }
+        write!(out, "{} ({}", d.name, d.tier)?;
+        if let Some(s) = d.size {
+            write!(out, ", {s}")?;
+        }
+        writeln!(out, ")")?;
+        writeln!(out, "  {:<26}{}", "IOPS", with_unit(d.iops, "IOPS"))?;
+        writeln!(out, "  {:<26}{}", "throughput", with_unit(d.mbps, "MB/s"))?;
+        let burst = match d.burst_model() {
+            BurstModel::None => "none",
+            BurstModel::Credit => "credit-based, on by default, up to 30 minutes",
+            BurstModel::OnDemand => "on demand, when enabled on the disk (billed)",
+        };
+        writeln!(out, "  {:<26}{burst}", "bursting")?;
+        if d.burst_model() != BurstModel::None {
+            writeln!(out, "  {:<26}{}", "burst IOPS", with_unit(d.burst_iops, "IOPS"))?;
+            writeln!(out, "  {:<26}{}", "burst throughput", with_unit(d.burst_mbps, "MB/s"))?;
+        }
+        let cache = if !d.kind.supports_host_cache() {
+            "not supported".to_owned()
+        } else if d.size.is_some_and(|s| s.min_gib >= HOST_CACHE_MAX_GIB) {
+            "not supported (4 TiB or larger)".to_owned()
+        } else {
+            "supported".to_owned()
+        };
+        writeln!(out, "  {:<26}{cache}", "host caching")?;
+        if d.superseded {
+            writeln!(out, "  {:<26}from a superseded document, for reference", "note")?;
+        }
+        render_source(out, &d.source)?;
+    }
+    Ok(())
+}
+
+/// Tables, with each row's source as a numbered note below.
+fn render_list(out: &mut String, vms: &[&VmSize], skus: &[&DiskSku]) -> std::fmt::Result {
+    let mut sources: Vec<String> = Vec::new();
+    let mut note = |s: &[String]| -> String {
+        let joined = s.join("; ");
+        let i = match sources.iter().position(|x| *x == joined) {
+            Some(i) => i,
+            None => {
+                sources.push(joined);
+                sources.len() - 1
+            }
+        };
+        format!("[{}]", i + 1)
+    };
+    let f = |x: Option<f64>| x.map_or_else(|| "n/p".to_owned(), fmt_num);
+    if !vms.is_empty() {
+        writeln!(
+            out,
+            "{:<28} {:<8} {:>5} {:>5} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}  src",
+            "VM size",
+            "series",
+            "vCPU",
+            "disks",
+            "cch IOPS",
+            "cch MB/s",
+            "unc IOPS",
+            "unc MB/s",
+            "bst IOPS",
+            "bst MB/s"
+        )?;
+        for v in vms {
+            let n = note(&v.source);
+            writeln!(
+                out,
+                "{:<28} {:<8} {:>5} {:>5} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}  {n}",
+                v.name,
+                v.series(),
+                v.vcpu.map_or_else(|| "n/p".to_owned(), |x| x.to_string()),
+                v.max_data_disks.map_or_else(|| "n/p".to_owned(), |x| x.to_string()),
+                f(v.cached_iops),
+                f(v.cached_mbps),
+                f(v.uncached_iops),
+                f(v.uncached_mbps),
+                f(v.uncached_burst_iops),
+                f(v.uncached_burst_mbps),
+            )?;
+        }
+        writeln!(
+            out,
+            "cch = cached (host cache + temp disk), unc = uncached, bst = uncached burst"
+        )?;
+    }
+    if !skus.is_empty() {
+        if !vms.is_empty() {
+            out.push('\n');
+        }
+        writeln!(
+            out,
+            "{:<26} {:<32} {:>12} {:>7} {:>6} {:>9} {:>9}  src",
+            "disk SKU", "tier", "size GiB", "IOPS", "MB/s", "bst IOPS", "bst MB/s"
+        )?;
+        for d in skus {
+            let n = note(&d.source);
+            let size = d.size.map_or_else(
+                || "n/p".to_owned(),
+                |s| s.to_string().trim_end_matches(" GiB").to_owned(),
+            );
+            writeln!(
+                out,
+                "{:<26} {:<32} {:>12} {:>7} {:>6} {:>9} {:>9}  {n}",
+                d.name,
+                d.tier,
+                size,
+                f(d.iops),
+                f(d.mbps),
+                f(d.burst_iops),
+                f(d.burst_mbps),
+            )?;
+        }
+    }
+    writeln!(out, "n/p = not published; MB/s as Azure publishes it")?;
+    writeln!(out, "\nsources:")?;
+    for (i, s) in sources.iter().enumerate() {
+        writeln!(out, "  [{}] {s}", i + 1)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use advisor_topology::fmt_opt;
+
+    use super::*;
+
+    #[test]
+    fn ds13_v2_shows_its_figures_and_source() {
+        let c = Catalog::builtin().unwrap_or_default();
+        let mut out = String::new();
+        if let Ok(vm) = c.vm("standard_ds13_v2") {
+            render_vm(&mut out, vm).ok();
+        }
+        for want in ["256 MB/s", "384 MB/s", "25600 IOPS", "dv2-dsv2-series-memory.md"] {
+            assert!(out.contains(want), "{want} missing from\n{out}");
+        }
+    }
+
+    #[test]
+    fn missing_figures_say_not_published() {
+        let c = Catalog::builtin().unwrap_or_default();
+        let mut out = String::new();
+        if let Ok(vm) = c.vm("E16as_v5") {
+            render_vm(&mut out, vm).ok();
+        }
+        assert!(out.contains("cached IOPS                 not published"), "{out}");
+        assert_eq!(fmt_opt(None), "not published");
+    }
+}

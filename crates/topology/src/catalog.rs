@@ -1,0 +1,762 @@
+//! The built-in catalog of Azure VM sizes and managed-disk SKUs.
+//!
+//! The data are the CSV files in `crates/topology/catalog/`, embedded at build time. Every
+//! row keeps the documents it was read from (`source`). An empty cell is a figure Microsoft
+//! does not publish for that row: it is `None` here and shown as "not published", never 0.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::Path;
+
+use rust_embed::RustEmbed;
+use serde::Serialize;
+
+use crate::suggest::did_you_mean;
+
+#[derive(RustEmbed)]
+#[folder = "catalog/"]
+#[include = "*.csv"]
+struct Embedded;
+
+const VM_FILE: &str = "vm_sizes.csv";
+const DISK_FILE: &str = "disk_skus.csv";
+
+/// Disks of this size or larger cannot use host caching.
+pub const HOST_CACHE_MAX_GIB: f64 = 4096.0;
+/// The largest Premium SSD that uses credit-based bursting (P20); larger ones burst on demand.
+pub const CREDIT_BURST_MAX_PREMIUM_GIB: f64 = 512.0;
+
+/// One Azure VM size and its storage limits. Throughput in MB/s as Azure publishes it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VmSize {
+    /// Canonical name, e.g. `Standard_DS13_v2`, or `Standard_E2bs_v5:nvme` for the NVMe
+    /// controller figures of a size that publishes both.
+    pub name: String,
+    pub vcpu: Option<u32>,
+    pub memory_gib: Option<f64>,
+    /// Local temp disk size; `Some(0)` when the size has none.
+    pub temp_gib: Option<f64>,
+    pub max_data_disks: Option<u32>,
+    /// Cached and temp storage limit (host cache + temp disk).
+    pub cached_iops: Option<f64>,
+    pub cached_mbps: Option<f64>,
+    pub cache_gib: Option<f64>,
+    /// Remote (uncached) disk limit.
+    pub uncached_iops: Option<f64>,
+    pub uncached_mbps: Option<f64>,
+    /// VM-level credit burst for uncached IO (up to 30 minutes).
+    pub uncached_burst_iops: Option<f64>,
+    pub uncached_burst_mbps: Option<f64>,
+    /// Where the figures come from: `repo:path` entries, and `file:line` for user rows.
+    pub source: Vec<String>,
+}
+
+/// What kind of managed disk a SKU is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DiskKind {
+    PremiumSsd,
+    StandardSsd,
+    StandardHdd,
+    PremiumSsdV2,
+    Ultra,
+}
+
+impl DiskKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::PremiumSsd => "Premium SSD",
+            Self::StandardSsd => "Standard SSD",
+            Self::StandardHdd => "Standard HDD",
+            Self::PremiumSsdV2 => "Premium SSD v2",
+            Self::Ultra => "Ultra Disk",
+        }
+    }
+
+    /// Needs a VM size with premium storage support (the `s` sizes).
+    pub fn needs_premium_vm(self) -> bool {
+        matches!(self, Self::PremiumSsd | Self::PremiumSsdV2 | Self::Ultra)
+    }
+
+    /// Host caching is possible at all (not on Premium SSD v2 or Ultra).
+    pub fn supports_host_cache(self) -> bool {
+        !matches!(self, Self::PremiumSsdV2 | Self::Ultra)
+    }
+
+    /// Performance is provisioned per disk (IOPS and MB/s given by the user).
+    pub fn is_provisioned(self) -> bool {
+        matches!(self, Self::PremiumSsdV2 | Self::Ultra)
+    }
+
+    fn from_tier(tier: &str) -> Option<Self> {
+        let t = tier.to_ascii_lowercase();
+        if t.starts_with("premium ssd v2") {
+            Some(Self::PremiumSsdV2)
+        } else if t.starts_with("premium ssd") {
+            Some(Self::PremiumSsd)
+        } else if t.starts_with("standard ssd") {
+            Some(Self::StandardSsd)
+        } else if t.starts_with("standard hdd") {
+            Some(Self::StandardHdd)
+        } else if t.starts_with("ultra") {
+            Some(Self::Ultra)
+        } else {
+            None
+        }
+    }
+}
+
+impl fmt::Display for DiskKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+/// How a disk can exceed its provisioned figures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BurstModel {
+    /// No bursting.
+    None,
+    /// Credit-based, on by default, up to 30 minutes at the burst figures (Premium SSD up to
+    /// P20, Standard SSD up to E30).
+    Credit,
+    /// On-demand, only when enabled on the disk (Premium SSD P30 and larger), billed.
+    OnDemand,
+}
+
+/// A disk size in GiB, or a range of sizes for the Premium SSD v2 / Ultra rule rows.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SizeRange {
+    pub min_gib: f64,
+    pub max_gib: f64,
+}
+
+impl fmt::Display for SizeRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.min_gib == self.max_gib {
+            write!(f, "{} GiB", fmt_num(self.min_gib))
+        } else {
+            write!(f, "{}-{} GiB", fmt_num(self.min_gib), fmt_num(self.max_gib))
+        }
+    }
+}
+
+/// One managed-disk SKU row (or a Premium SSD v2 / Ultra rule row).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DiskSku {
+    /// `P30`, `E10`, `S4`, `P30_PerfPlus`, `PremiumV2_max`, `Ultra_64GiB`, ...
+    pub name: String,
+    /// The tier as the CSV states it (`Premium SSD (performance plus)`).
+    pub tier: String,
+    pub kind: DiskKind,
+    /// Limits with performance plus enabled.
+    pub perf_plus: bool,
+    /// A figure from a superseded document, kept for reference only.
+    pub superseded: bool,
+    pub size: Option<SizeRange>,
+    pub iops: Option<f64>,
+    pub mbps: Option<f64>,
+    pub burst_iops: Option<f64>,
+    pub burst_mbps: Option<f64>,
+    pub source: Vec<String>,
+}
+
+impl DiskSku {
+    /// How this SKU bursts: a fact of its kind and size (disk-bursting.md).
+    pub fn burst_model(&self) -> BurstModel {
+        if self.burst_iops.is_none() && self.burst_mbps.is_none() {
+            return BurstModel::None;
+        }
+        match (self.kind, self.size) {
+            (DiskKind::PremiumSsd, Some(s)) if s.max_gib > CREDIT_BURST_MAX_PREMIUM_GIB => {
+                BurstModel::OnDemand
+            }
+            (DiskKind::PremiumSsd | DiskKind::StandardSsd, _) => BurstModel::Credit,
+            _ => BurstModel::None,
+        }
+    }
+
+    /// The size in GiB when it is one figure.
+    pub fn size_gib(&self) -> Option<f64> {
+        self.size.filter(|s| s.min_gib == s.max_gib).map(|s| s.max_gib)
+    }
+}
+
+impl VmSize {
+    /// The name without `Standard_` and without a `:nvme` suffix.
+    pub fn short_name(&self) -> &str {
+        let n = strip_standard(&self.name);
+        n.split(':').next().unwrap_or(n)
+    }
+
+    /// `nvme` for the NVMe-controller row of a size that publishes both.
+    pub fn controller(&self) -> Option<&str> {
+        self.name.split_once(':').map(|(_, c)| c)
+    }
+
+    fn parts(&self) -> Option<NameParts<'_>> {
+        NameParts::parse(self.short_name())
+    }
+
+    /// The series as Azure names it: `DSv2`, `Dsv3`, `Easv5`, `Ebdsv5`, `DS` (v1), `M`.
+    pub fn series(&self) -> String {
+        match self.parts() {
+            Some(p) => {
+                let features: String = p.features.chars().filter(|c| *c != 'i').collect();
+                let mut s = format!("{}{}", p.family, features);
+                if let Some(v) = p.version {
+                    s.push('v');
+                    s.push_str(v);
+                }
+                s
+            }
+            None => self.short_name().to_owned(),
+        }
+    }
+
+    fn family_version(&self) -> String {
+        match self.parts() {
+            Some(p) => match p.version {
+                Some(v) => format!("{}v{v}", p.family),
+                None => p.family.to_owned(),
+            },
+            None => self.short_name().to_owned(),
+        }
+    }
+
+    /// Whether the size can attach Premium SSD (and v2 / Ultra) disks: by Azure's naming,
+    /// an `s` among the additive features (`D2s_v3`, `E16as_v5`), the older `DS`/`GS`
+    /// families, and the M series, whose every size supports it.
+    pub fn premium_storage(&self) -> bool {
+        match self.parts() {
+            Some(p) => {
+                p.features.contains('s')
+                    || matches!(p.family, "DS" | "GS")
+                    || p.family.starts_with('M')
+            }
+            None => true,
+        }
+    }
+
+    /// Whether disks on this size can use host caching: not on the L series (v1, v2, v3)
+    /// nor on B v1 (their feature tables say so), nor without premium storage.
+    pub fn host_caching(&self) -> bool {
+        match self.parts() {
+            Some(p) => {
+                let b_v1 = p.family == "B" && p.version.is_none();
+                self.premium_storage() && p.family != "L" && !b_v1
+            }
+            None => true,
+        }
+    }
+
+    /// Whether `--series X` selects this size: the series (`Easv5`), or the family and
+    /// version (`Ev5`, `DS`), case-insensitively.
+    pub fn in_series(&self, series: &str) -> bool {
+        self.series().eq_ignore_ascii_case(series)
+            || self.family_version().eq_ignore_ascii_case(series)
+    }
+}
+
+/// `DS13_v2` -> family `DS`, features ``, version `2`; `E16as_v5` -> `E`, `as`, `5`;
+/// `M64ms` -> `M`, `ms`, none; `E4-2s_v3` (constrained vCPU) -> `E`, `s`, `3`.
+#[derive(Debug)]
+struct NameParts<'a> {
+    family: &'a str,
+    features: &'a str,
+    version: Option<&'a str>,
+}
+
+impl<'a> NameParts<'a> {
+    fn parse(name: &'a str) -> Option<Self> {
+        let (body, version) = match name.rsplit_once("_v") {
+            Some((b, v)) if !v.is_empty() && v.bytes().all(|c| c.is_ascii_digit()) => (b, Some(v)),
+            _ => (name, None),
+        };
+        let fam_end = body.find(|c: char| !c.is_ascii_uppercase())?;
+        let family = &body[..fam_end];
+        let rest = &body[fam_end..];
+        let feat_start =
+            rest.find(|c: char| !(c.is_ascii_digit() || c == '-')).unwrap_or(rest.len());
+        if feat_start == 0 || family.is_empty() {
+            return None;
+        }
+        let features = &rest[feat_start..];
+        if !features.bytes().all(|c| c.is_ascii_lowercase()) {
+            return None;
+        }
+        Some(Self { family, features, version })
+    }
+}
+
+/// Where a catalog figure went wrong: a CSV cell of the built-in or a user's file.
+#[derive(Debug, thiserror::Error)]
+#[error("{file}:{line}: {message}")]
+pub struct CatalogError {
+    pub file: String,
+    pub line: u64,
+    pub message: String,
+}
+
+/// A name the catalog does not know, with the closest it does.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {what} \"{name}\"")]
+pub struct UnknownName {
+    /// `VM size` or `disk SKU`.
+    pub what: &'static str,
+    pub name: String,
+    pub suggestion: Option<String>,
+}
+
+impl UnknownName {
+    /// The help line a user sees.
+    pub fn help(&self) -> String {
+        match &self.suggestion {
+            Some(s) => format!("did you mean \"{s}\"?"),
+            None if self.what == "VM size" => {
+                "see `advisor catalog list`, or add the size with --catalog FILE".to_owned()
+            }
+            None => "see `advisor catalog list`, or add the SKU with --catalog FILE".to_owned(),
+        }
+    }
+}
+
+/// What a disk SKU name in a topology resolves to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SkuRef<'a> {
+    /// A catalog row with fixed figures (`P30`, `E10`, `S4`, `P30_PerfPlus`, `Ultra_64GiB`).
+    Row(&'a DiskSku),
+    /// Premium SSD v2 (`PremiumV2`, `PremiumV2_LRS`): figures provisioned per disk.
+    PremiumV2,
+    /// Ultra Disk (`Ultra`, `UltraSSD_LRS`): figures provisioned per disk.
+    Ultra,
+}
+
+/// The VM sizes and disk SKUs, keyed case-insensitively.
+#[derive(Debug, Clone, Default)]
+pub struct Catalog {
+    vms: BTreeMap<String, VmSize>,
+    disks: BTreeMap<String, DiskSku>,
+}
+
+fn strip_standard(name: &str) -> &str {
+    match name.get(..9) {
+        Some(p) if p.eq_ignore_ascii_case("standard_") => &name[9..],
+        _ => name,
+    }
+}
+
+/// The lookup key of a VM size: lower case, without `Standard_`. Underscores are kept:
+/// `DS13v2` is not `DS13_v2` (and gets a did-you-mean instead).
+pub fn vm_key(name: &str) -> String {
+    strip_standard(name.trim()).to_ascii_lowercase()
+}
+
+/// The lookup key of a disk SKU: lower case, without spaces, `_`, `-` and a redundancy
+/// suffix (`P30`, `p30`, `P30_LRS`, `P30 PerfPlus` are one).
+pub fn sku_key(name: &str) -> String {
+    let mut k: String = name
+        .trim()
+        .chars()
+        .filter(|c| !matches!(c, ' ' | '_' | '-'))
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    for suffix in ["lrs", "zrs"] {
+        if k.len() > suffix.len() && k.ends_with(suffix) {
+            k.truncate(k.len() - suffix.len());
+        }
+    }
+    k
+}
+
+const PREMIUM_V2_ALIASES: &[&str] = &["premiumv2", "premiumssdv2", "pv2", "premiumv2ssd"];
+const ULTRA_ALIASES: &[&str] = &["ultra", "ultrassd", "ultradisk"];
+
+impl Catalog {
+    /// The catalog compiled into the binary.
+    pub fn builtin() -> Result<Self, CatalogError> {
+        let mut cat = Self::default();
+        for file in [VM_FILE, DISK_FILE] {
+            let data = Embedded::get(file).ok_or_else(|| CatalogError {
+                file: file.to_owned(),
+                line: 0,
+                message: "missing from the built-in catalog".to_owned(),
+            })?;
+            let text = String::from_utf8_lossy(&data.data);
+            cat.merge_csv(&format!("(built-in) {file}"), &text, false)?;
+        }
+        Ok(cat)
+    }
+
+    /// The built-in catalog with a user's file applied (`--catalog FILE`).
+    pub fn with_overrides(path: Option<&Path>) -> Result<Self, CatalogError> {
+        let mut cat = Self::builtin()?;
+        if let Some(path) = path {
+            cat.merge_file(path)?;
+        }
+        Ok(cat)
+    }
+
+    /// Reads a CSV of VM sizes (a `size` column) or disk SKUs (a `sku` column) and adds or
+    /// overrides rows. Columns may be a subset of the built-in ones; a cell left empty, or a
+    /// column left out, keeps the built-in figure of an existing row.
+    pub fn merge_file(&mut self, path: &Path) -> Result<(), CatalogError> {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| CatalogError {
+            file: name.clone(),
+            line: 0,
+            message: format!("cannot read the catalog file: {e}"),
+        })?;
+        self.merge_csv(&name, &text, true)
+    }
+
+    /// As [`Catalog::merge_file`], from text.
+    pub fn merge_csv(&mut self, file: &str, text: &str, user: bool) -> Result<(), CatalogError> {
+        let err =
+            |line: u64, message: String| CatalogError { file: file.to_owned(), line, message };
+        let mut rdr = csv::ReaderBuilder::new().trim(csv::Trim::All).from_reader(text.as_bytes());
+        let headers: Vec<String> = rdr
+            .headers()
+            .map_err(|e| err(1, format!("bad CSV header: {e}")))?
+            .iter()
+            .map(|h| h.to_ascii_lowercase())
+            .collect();
+        let is_vm = headers.iter().any(|h| h == "size");
+        let is_disk = headers.iter().any(|h| h == "sku");
+        let known: &[&str] = match (is_vm, is_disk) {
+            (true, false) => VM_COLUMNS,
+            (false, true) => DISK_COLUMNS,
+            _ => {
+                return Err(err(
+                    1,
+                    "the header needs a `size` column (VM sizes) or a `sku` column (disk SKUs)"
+                        .to_owned(),
+                ));
+            }
+        };
+        if let Some(bad) = headers.iter().find(|h| !known.contains(&h.as_str())) {
+            let hint = did_you_mean(bad, known.iter().copied())
+                .map(|s| format!(" (did you mean `{s}`?)"))
+                .unwrap_or_default();
+            return Err(err(
+                1,
+                format!("unknown column `{bad}`{hint}; known: {}", known.join(", ")),
+            ));
+        }
+        for record in rdr.records() {
+            let record = record.map_err(|e| {
+                let line = e.position().map_or(0, |p| p.line());
+                err(line, format!("bad CSV row: {e}"))
+            })?;
+            let line = record.position().map_or(0, |p| p.line());
+            let row: BTreeMap<&str, &str> = headers
+                .iter()
+                .map(String::as_str)
+                .zip(record.iter())
+                .filter(|(_, v)| !v.is_empty())
+                .collect();
+            let origin = user.then(|| format!("{file}:{line}"));
+            let res = if is_vm {
+                self.merge_vm_row(&row, origin)
+            } else {
+                self.merge_disk_row(&row, origin)
+            };
+            res.map_err(|m| err(line, m))?;
+        }
+        Ok(())
+    }
+
+    fn merge_vm_row(
+        &mut self,
+        row: &BTreeMap<&str, &str>,
+        origin: Option<String>,
+    ) -> Result<(), String> {
+        let name = row.get("size").ok_or("empty `size`")?.to_string();
+        let name = if strip_standard(&name).len() == name.len() {
+            format!("Standard_{name}")
+        } else {
+            name
+        };
+        let key = vm_key(&name);
+        let mut vm = self.vms.get(&key).cloned().unwrap_or_else(|| VmSize {
+            name: name.clone(),
+            vcpu: None,
+            memory_gib: None,
+            temp_gib: None,
+            max_data_disks: None,
+            cached_iops: None,
+            cached_mbps: None,
+            cache_gib: None,
+            uncached_iops: None,
+            uncached_mbps: None,
+            uncached_burst_iops: None,
+            uncached_burst_mbps: None,
+            source: Vec::new(),
+        });
+        set_u32(row, "vcpu", &mut vm.vcpu)?;
+        set_f64(row, "memory_gib", &mut vm.memory_gib)?;
+        set_f64(row, "temp_gib", &mut vm.temp_gib)?;
+        set_u32(row, "max_data_disks", &mut vm.max_data_disks)?;
+        set_f64(row, "cached_iops", &mut vm.cached_iops)?;
+        set_f64(row, "cached_mbps", &mut vm.cached_mbps)?;
+        set_f64(row, "cache_gib", &mut vm.cache_gib)?;
+        set_f64(row, "uncached_iops", &mut vm.uncached_iops)?;
+        set_f64(row, "uncached_mbps", &mut vm.uncached_mbps)?;
+        set_f64(row, "uncached_burst_iops", &mut vm.uncached_burst_iops)?;
+        set_f64(row, "uncached_burst_mbps", &mut vm.uncached_burst_mbps)?;
+        apply_source(&mut vm.source, row.get("source").copied(), origin)?;
+        self.vms.insert(key, vm);
+        Ok(())
+    }
+
+    fn merge_disk_row(
+        &mut self,
+        row: &BTreeMap<&str, &str>,
+        origin: Option<String>,
+    ) -> Result<(), String> {
+        let name = row.get("sku").ok_or("empty `sku`")?.to_string();
+        let key = sku_key(&name);
+        if PREMIUM_V2_ALIASES.contains(&key.as_str()) || ULTRA_ALIASES.contains(&key.as_str()) {
+            return Err(format!(
+                "`{name}` is the name of a disk type, not a SKU row; name rows like `PremiumV2_max` or `Ultra_64GiB`"
+            ));
+        }
+        let existing = self.disks.get(&key).cloned();
+        let tier = match (row.get("tier"), &existing) {
+            (Some(t), _) => t.to_string(),
+            (None, Some(d)) => d.tier.clone(),
+            (None, None) => return Err(format!("new SKU `{name}` needs a `tier`")),
+        };
+        let kind = DiskKind::from_tier(&tier).ok_or_else(|| {
+            format!("unknown tier `{tier}`: expected Premium SSD, Standard SSD, Standard HDD, Premium SSD v2 or Ultra Disk")
+        })?;
+        let lower = tier.to_ascii_lowercase();
+        let mut d = existing.unwrap_or_else(|| DiskSku {
+            name: name.clone(),
+            tier: tier.clone(),
+            kind,
+            perf_plus: false,
+            superseded: false,
+            size: None,
+            iops: None,
+            mbps: None,
+            burst_iops: None,
+            burst_mbps: None,
+            source: Vec::new(),
+        });
+        d.tier = tier.clone();
+        d.kind = kind;
+        d.perf_plus = lower.contains("performance plus");
+        d.superseded = lower.contains("superseded");
+        if let Some(s) = row.get("size_gib") {
+            d.size = Some(parse_size(s)?);
+        }
+        set_f64(row, "iops", &mut d.iops)?;
+        set_f64(row, "mbps", &mut d.mbps)?;
+        set_f64(row, "burst_iops", &mut d.burst_iops)?;
+        set_f64(row, "burst_mbps", &mut d.burst_mbps)?;
+        apply_source(&mut d.source, row.get("source").copied(), origin)?;
+        self.disks.insert(key, d);
+        Ok(())
+    }
+
+    /// A VM size, matched case-insensitively with or without `Standard_`.
+    pub fn vm(&self, name: &str) -> Result<&VmSize, UnknownName> {
+        let key = vm_key(name);
+        self.vms.get(&key).ok_or_else(|| UnknownName {
+            what: "VM size",
+            name: name.to_owned(),
+            suggestion: self.suggest_vm(&key),
+        })
+    }
+
+    fn suggest_vm(&self, key: &str) -> Option<String> {
+        // Same letters, other punctuation (`DS13v2`, `ds13-v2`): the likeliest slip.
+        let squash = |s: &str| s.chars().filter(|c| c.is_ascii_alphanumeric()).collect::<String>();
+        let sq = squash(key);
+        if let Some(vm) = self.vms.iter().find(|(k, _)| squash(k) == sq).map(|(_, v)| v) {
+            return Some(vm.name.clone());
+        }
+        let best = did_you_mean(key, self.vms.keys().map(String::as_str))?;
+        self.vms.get(best).map(|v| v.name.clone())
+    }
+
+    /// A disk SKU row by name (`P30`, `p30`, `P30_LRS`, `PremiumV2_max`).
+    pub fn disk(&self, name: &str) -> Result<&DiskSku, UnknownName> {
+        let key = sku_key(name);
+        self.disks.get(&key).ok_or_else(|| self.unknown_sku(name, &key))
+    }
+
+    /// What a topology's `sku` means: a row, or Premium SSD v2 / Ultra whose figures the
+    /// topology provisions.
+    pub fn resolve_sku(&self, name: &str) -> Result<SkuRef<'_>, UnknownName> {
+        let key = sku_key(name);
+        if PREMIUM_V2_ALIASES.contains(&key.as_str()) {
+            return Ok(SkuRef::PremiumV2);
+        }
+        if ULTRA_ALIASES.contains(&key.as_str()) {
+            return Ok(SkuRef::Ultra);
+        }
+        match self.disks.get(&key) {
+            Some(d) if d.kind == DiskKind::PremiumSsdV2 => Ok(SkuRef::PremiumV2),
+            Some(d) => Ok(SkuRef::Row(d)),
+            None => Err(self.unknown_sku(name, &key)),
+        }
+    }
+
+    fn unknown_sku(&self, name: &str, key: &str) -> UnknownName {
+        let mut keys: Vec<String> = self.disks.keys().cloned().collect();
+        keys.push("premiumv2".to_owned());
+        keys.push("ultra".to_owned());
+        let suggestion =
+            did_you_mean(key, keys.iter().map(String::as_str)).map(|k| match self.disks.get(k) {
+                Some(d) => d.name.clone(),
+                None if k == "ultra" => "Ultra".to_owned(),
+                None => "PremiumV2".to_owned(),
+            });
+        UnknownName { what: "disk SKU", name: name.to_owned(), suggestion }
+    }
+
+    /// Every VM size, ordered by series then vCPUs.
+    pub fn vm_sizes(&self) -> Vec<&VmSize> {
+        let mut v: Vec<&VmSize> = self.vms.values().collect();
+        v.sort_by(|a, b| {
+            (a.series().to_ascii_lowercase(), a.vcpu, &a.name).cmp(&(
+                b.series().to_ascii_lowercase(),
+                b.vcpu,
+                &b.name,
+            ))
+        });
+        v
+    }
+
+    /// Every disk SKU row, ordered by kind then size.
+    pub fn disk_skus(&self) -> Vec<&DiskSku> {
+        let mut v: Vec<&DiskSku> = self.disks.values().collect();
+        v.sort_by(|a, b| {
+            let ka = (a.kind, a.perf_plus, a.superseded);
+            let kb = (b.kind, b.perf_plus, b.superseded);
+            ka.cmp(&kb).then_with(|| {
+                let sa = a.size.map_or(0.0, |s| s.min_gib);
+                let sb = b.size.map_or(0.0, |s| s.min_gib);
+                sa.total_cmp(&sb).then_with(|| a.name.cmp(&b.name))
+            })
+        });
+        v
+    }
+
+    /// The series names, each once, as `VmSize::series` spells them.
+    pub fn series(&self) -> Vec<String> {
+        let mut s: Vec<String> = self.vms.values().map(VmSize::series).collect();
+        s.sort_by_key(|x| x.to_ascii_lowercase());
+        s.dedup();
+        s
+    }
+
+    /// Rows of one disk kind (for the Premium SSD v2 / Ultra rules).
+    pub fn disks_of(&self, kind: DiskKind) -> Vec<&DiskSku> {
+        self.disk_skus().into_iter().filter(|d| d.kind == kind).collect()
+    }
+
+    /// The current (not superseded) row of a kind with the highest IOPS: the documented
+    /// per-disk maximum of Premium SSD v2 and Ultra.
+    pub fn max_of(&self, kind: DiskKind) -> Option<&DiskSku> {
+        self.disks_of(kind)
+            .into_iter()
+            .filter(|d| !d.superseded)
+            .max_by(|a, b| a.iops.unwrap_or(0.0).total_cmp(&b.iops.unwrap_or(0.0)))
+    }
+
+    /// The current row of a kind with the lowest IOPS: Premium SSD v2's free baseline.
+    pub fn baseline_of(&self, kind: DiskKind) -> Option<&DiskSku> {
+        self.disks_of(kind)
+            .into_iter()
+            .filter(|d| !d.superseded)
+            .min_by(|a, b| a.iops.unwrap_or(f64::MAX).total_cmp(&b.iops.unwrap_or(f64::MAX)))
+    }
+}
+
+const VM_COLUMNS: &[&str] = &[
+    "size",
+    "vcpu",
+    "memory_gib",
+    "temp_gib",
+    "max_data_disks",
+    "cached_iops",
+    "cached_mbps",
+    "cache_gib",
+    "uncached_iops",
+    "uncached_mbps",
+    "uncached_burst_iops",
+    "uncached_burst_mbps",
+    "source",
+];
+const DISK_COLUMNS: &[&str] =
+    &["sku", "tier", "size_gib", "iops", "mbps", "burst_iops", "burst_mbps", "source"];
+
+fn set_f64(row: &BTreeMap<&str, &str>, col: &str, slot: &mut Option<f64>) -> Result<(), String> {
+    if let Some(v) = row.get(col) {
+        let x: f64 =
+            v.replace(',', "").parse().map_err(|_| format!("`{col}`: `{v}` is not a number"))?;
+        if !x.is_finite() || x < 0.0 {
+            return Err(format!("`{col}`: `{v}` is not a figure (finite, not negative)"));
+        }
+        *slot = Some(x);
+    }
+    Ok(())
+}
+
+fn set_u32(row: &BTreeMap<&str, &str>, col: &str, slot: &mut Option<u32>) -> Result<(), String> {
+    if let Some(v) = row.get(col) {
+        *slot = Some(v.parse().map_err(|_| format!("`{col}`: `{v}` is not a whole number"))?);
+    }
+    Ok(())
+}
+
+fn parse_size(s: &str) -> Result<SizeRange, String> {
+    let num = |x: &str| {
+        x.trim().parse::<f64>().map_err(|_| format!("`size_gib`: `{s}` is not a size or a range"))
+    };
+    match s.split_once('-') {
+        Some((a, b)) => Ok(SizeRange { min_gib: num(a)?, max_gib: num(b)? }),
+        None => {
+            let x = num(s)?;
+            Ok(SizeRange { min_gib: x, max_gib: x })
+        }
+    }
+}
+
+fn apply_source(
+    slot: &mut Vec<String>,
+    given: Option<&str>,
+    origin: Option<String>,
+) -> Result<(), String> {
+    let given: Vec<String> = given
+        .map(|s| s.split(';').map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned).collect())
+        .unwrap_or_default();
+    match origin {
+        // A user's row: its file and line first, then what it cites, then what it replaced.
+        Some(o) => {
+            let mut v = vec![o];
+            v.extend(given);
+            v.extend(slot.drain(..));
+            *slot = v;
+        }
+        None if given.is_empty() => {
+            return Err("empty `source`: every built-in row names its source".to_owned());
+        }
+        None => *slot = given,
+    }
+    Ok(())
+}
+
+/// A figure as people read it: `25600`, `3.5`, or "not published".
+pub fn fmt_opt(x: Option<f64>) -> String {
+    x.map_or_else(|| "not published".to_owned(), fmt_num)
+}
+
+/// `25600`, `3.5`, `0.25`: no trailing `.0`.
+pub fn fmt_num(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 { format!("{}", x as i64) } else { format!("{x}") }
+}

@@ -1,0 +1,429 @@
+//! The figures rules compare a capture with: per disk, per pool, and the VM's cached and
+//! uncached budgets. Plain data, no TOML or CSV: this is the rules crate's view.
+//!
+//! Units: IOPS, and MB/s exactly as Azure publishes them (the model reads capture
+//! throughput in MiB/s and compares the numbers directly, as Azure's own metrics do).
+
+use serde::Serialize;
+
+use crate::catalog::{BurstModel, DiskKind, DiskSku, VmSize};
+use crate::topology::{Cache, Disk, Role, Topology};
+
+/// Everything a rule may compare with, built by [`Topology::limits`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Limits {
+    /// `None` without a VM size (rules that need it are *not evaluated*).
+    pub vm: Option<VmLimits>,
+    pub disks: Vec<DiskLimits>,
+    pub pools: Vec<PoolLimits>,
+    /// Names of the local temp disk.
+    pub temp_disks: Vec<String>,
+    /// Host-cached disks plus the temp disk share the VM's cached limit.
+    pub cached: Budget,
+    /// Every remote disk shares the VM's uncached limit (cache misses and writes to cached
+    /// disks count here too).
+    pub uncached: Budget,
+}
+
+/// The VM's caps. `None` = not published for this size (never 0).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VmLimits {
+    /// `Standard_DS13_v2`.
+    pub size: String,
+    pub series: String,
+    pub vcpu: Option<u32>,
+    pub max_data_disks: Option<u32>,
+    pub temp_gib: Option<f64>,
+    pub cache_gib: Option<f64>,
+    pub cached_iops: Option<f64>,
+    pub cached_mbps: Option<f64>,
+    pub uncached_iops: Option<f64>,
+    pub uncached_mbps: Option<f64>,
+    pub uncached_burst_iops: Option<f64>,
+    pub uncached_burst_mbps: Option<f64>,
+    pub premium_storage: bool,
+    pub host_caching: bool,
+    /// Figures the topology replaced.
+    pub overridden: Vec<String>,
+    pub source: Vec<String>,
+}
+
+/// Where a disk's figures come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FigureOrigin {
+    /// The SKU's catalog row.
+    Catalog,
+    /// `iops` / `mbps` in the topology (provisioned v2 / Ultra, or an override).
+    Topology,
+    /// Premium SSD v2's free baseline, assumed because the topology gave no figures.
+    Baseline,
+    /// Not known (no SKU, or Ultra without figures).
+    Unknown,
+}
+
+/// One remote disk's caps and settings.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DiskLimits {
+    pub name: String,
+    pub role: Role,
+    pub cache: Cache,
+    /// True when the cache setting is Azure's default rather than written.
+    pub cache_assumed: bool,
+    pub sku: Option<String>,
+    pub kind: Option<DiskKind>,
+    pub size_gib: Option<f64>,
+    /// Sustained (provisioned) caps.
+    pub iops: Option<f64>,
+    pub mbps: Option<f64>,
+    pub origin: FigureOrigin,
+    /// How the SKU can burst, and the burst caps when bursting is on for this disk
+    /// (credit bursting unless `bursting = false`; on-demand only with `bursting = true`).
+    pub burst: BurstModel,
+    pub burst_iops: Option<f64>,
+    pub burst_mbps: Option<f64>,
+    /// The pool the disk is a member of.
+    pub pool: Option<String>,
+    pub source: Vec<String>,
+}
+
+impl DiskLimits {
+    /// Highest IOPS the disk can deliver now: the burst cap when bursting, else the cap.
+    pub fn peak_iops(&self) -> Option<f64> {
+        self.burst_iops.or(self.iops)
+    }
+
+    pub fn peak_mbps(&self) -> Option<f64> {
+        self.burst_mbps.or(self.mbps)
+    }
+
+    /// A Standard HDD or SSD disk (the ~500 IOPS class).
+    pub fn is_standard(&self) -> bool {
+        matches!(self.kind, Some(DiskKind::StandardHdd | DiskKind::StandardSsd))
+    }
+}
+
+/// A striped volume's caps: its members' sum, and what the VM lets through.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PoolLimits {
+    pub name: String,
+    pub members: Vec<String>,
+    pub columns: Option<u32>,
+    pub interleave_kib: Option<u32>,
+    /// Sum of the members' caps (over the members whose caps are known).
+    pub sum_iops: Option<f64>,
+    pub sum_mbps: Option<f64>,
+    pub sum_burst_iops: Option<f64>,
+    pub sum_burst_mbps: Option<f64>,
+    /// Members whose caps are unknown: the sums are then lower bounds.
+    pub unknown_members: Vec<String>,
+    /// The VM cap the pool's IO also counts against (uncached; cached when every member
+    /// is host-cached, as hits and writes then meet the cached cap first).
+    pub vm_iops: Option<f64>,
+    pub vm_mbps: Option<f64>,
+    /// `min(sum, VM cap)`: what the pool can deliver.
+    pub effective_iops: Option<f64>,
+    pub effective_mbps: Option<f64>,
+    /// True when the VM, not the disks, sets the effective figure.
+    pub vm_bound_iops: bool,
+    pub vm_bound_mbps: bool,
+}
+
+/// Which VM limit a budget is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BudgetKind {
+    Cached,
+    Uncached,
+}
+
+/// A VM-level limit and the disks that share it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Budget {
+    pub kind: BudgetKind,
+    /// The VM's cap (`None` without a VM or when not published).
+    pub iops: Option<f64>,
+    pub mbps: Option<f64>,
+    pub burst_iops: Option<f64>,
+    pub burst_mbps: Option<f64>,
+    /// Names (as in the topology) of everything whose IO counts against it.
+    pub members: Vec<String>,
+    /// Sum of the members' disk caps (known ones; the temp disk has none).
+    pub provisioned_iops: Option<f64>,
+    pub provisioned_mbps: Option<f64>,
+    /// Members whose caps are unknown.
+    pub unknown: Vec<String>,
+}
+
+/// A measure a cap is expressed in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Measure {
+    Iops,
+    Mbps,
+}
+
+/// The disks' summed caps above the VM's: performance paid for that the VM cannot deliver.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Excess {
+    pub budget: BudgetKind,
+    pub measure: Measure,
+    pub provisioned: f64,
+    pub vm_cap: f64,
+    pub members: Vec<String>,
+}
+
+impl Budget {
+    /// Where the members' summed caps exceed the VM's cap.
+    pub fn excess(&self) -> Vec<Excess> {
+        let mut v = Vec::new();
+        for (measure, prov, cap) in [
+            (Measure::Iops, self.provisioned_iops, self.iops),
+            (Measure::Mbps, self.provisioned_mbps, self.mbps),
+        ] {
+            if let (Some(p), Some(c)) = (prov, cap) {
+                if p > c {
+                    v.push(Excess {
+                        budget: self.kind,
+                        measure,
+                        provisioned: p,
+                        vm_cap: c,
+                        members: self.members.clone(),
+                    });
+                }
+            }
+        }
+        v
+    }
+}
+
+impl Limits {
+    /// A disk by its topology name, matched forgivingly (`e:` finds `E:`).
+    pub fn disk(&self, name: &str) -> Option<&DiskLimits> {
+        let key = crate::normalize_name(name);
+        self.disks.iter().find(|d| crate::normalize_name(&d.name) == key)
+    }
+
+    pub fn pool(&self, name: &str) -> Option<&PoolLimits> {
+        let key = crate::normalize_name(name);
+        self.pools.iter().find(|p| crate::normalize_name(&p.name) == key)
+    }
+
+    /// Whether a name is the local temp disk.
+    pub fn is_temp_disk(&self, name: &str) -> bool {
+        let key = crate::normalize_name(name);
+        self.temp_disks.iter().any(|t| crate::normalize_name(t) == key)
+    }
+
+    /// Both budgets' excesses (`vm-provisioned-exceeds-vm-cap`).
+    pub fn provisioned_excess(&self) -> Vec<Excess> {
+        let mut v = self.cached.excess();
+        v.extend(self.uncached.excess());
+        v
+    }
+}
+
+impl Topology {
+    /// The figures rules read.
+    pub fn limits(&self) -> Limits {
+        let vm = self.vm.as_ref().map(|v| vm_limits(&v.size, &v.overridden));
+        let mut disks: Vec<DiskLimits> = self
+            .disks
+            .iter()
+            .filter(|d| d.role != Role::Temp)
+            .map(|d| disk_limits(self, d))
+            .collect();
+        for pool in &self.pools {
+            for m in pool.members.iter().flatten() {
+                let name = &self.disks[*m].name;
+                if let Some(d) = disks.iter_mut().find(|d| &d.name == name) {
+                    d.pool.get_or_insert_with(|| pool.name.clone());
+                }
+            }
+        }
+        let temp_disks: Vec<String> = self.temp_disks().into_iter().map(str::to_owned).collect();
+
+        let cached_disks: Vec<&DiskLimits> = disks.iter().filter(|d| d.cache.is_cached()).collect();
+        let mut cached = budget(BudgetKind::Cached, &cached_disks);
+        cached.members.extend(temp_disks.iter().cloned());
+        let all: Vec<&DiskLimits> = disks.iter().collect();
+        let mut uncached = budget(BudgetKind::Uncached, &all);
+        if let Some(vm) = &vm {
+            (cached.iops, cached.mbps) = (vm.cached_iops, vm.cached_mbps);
+            (uncached.iops, uncached.mbps) = (vm.uncached_iops, vm.uncached_mbps);
+            (uncached.burst_iops, uncached.burst_mbps) =
+                (vm.uncached_burst_iops, vm.uncached_burst_mbps);
+        }
+        let pools = self
+            .pools
+            .iter()
+            .map(|p| {
+                let members: Vec<&DiskLimits> = p
+                    .members
+                    .iter()
+                    .flatten()
+                    .filter_map(|m| disks.iter().find(|d| d.name == self.disks[*m].name))
+                    .collect();
+                let undescribed: Vec<String> = p
+                    .disks
+                    .iter()
+                    .zip(&p.members)
+                    .filter(|(_, m)| m.is_none())
+                    .map(|(n, _)| n.clone())
+                    .collect();
+                let all_cached = !members.is_empty() && members.iter().all(|d| d.cache.is_cached());
+                let (vm_iops, vm_mbps) = match &vm {
+                    Some(v) if all_cached => (
+                        min_opt(v.cached_iops, v.uncached_iops),
+                        min_opt(v.cached_mbps, v.uncached_mbps),
+                    ),
+                    Some(v) => (v.uncached_iops, v.uncached_mbps),
+                    None => (None, None),
+                };
+                let b = budget(BudgetKind::Uncached, &members);
+                let mut unknown_members = b.unknown;
+                unknown_members.extend(undescribed);
+                let sum_burst = |f: fn(&DiskLimits) -> Option<f64>| -> Option<f64> {
+                    let with: Vec<f64> = members.iter().filter_map(|d| f(d)).collect();
+                    (!with.is_empty()).then(|| with.iter().sum())
+                };
+                let (eff_iops, bound_iops) = effective(b.provisioned_iops, vm_iops);
+                let (eff_mbps, bound_mbps) = effective(b.provisioned_mbps, vm_mbps);
+                PoolLimits {
+                    name: p.name.clone(),
+                    members: p.disks.clone(),
+                    columns: p.columns,
+                    interleave_kib: p.interleave_kib,
+                    sum_iops: b.provisioned_iops,
+                    sum_mbps: b.provisioned_mbps,
+                    sum_burst_iops: sum_burst(DiskLimits::peak_iops),
+                    sum_burst_mbps: sum_burst(DiskLimits::peak_mbps),
+                    unknown_members,
+                    vm_iops,
+                    vm_mbps,
+                    effective_iops: eff_iops,
+                    effective_mbps: eff_mbps,
+                    vm_bound_iops: bound_iops,
+                    vm_bound_mbps: bound_mbps,
+                }
+            })
+            .collect();
+        Limits { vm, disks, pools, temp_disks, cached, uncached }
+    }
+}
+
+fn min_opt(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+fn effective(sum: Option<f64>, vm: Option<f64>) -> (Option<f64>, bool) {
+    match (sum, vm) {
+        (Some(s), Some(v)) if v < s => (Some(v), true),
+        (Some(s), _) => (Some(s), false),
+        (None, v) => (v, v.is_some()),
+    }
+}
+
+fn budget(kind: BudgetKind, disks: &[&DiskLimits]) -> Budget {
+    let sum = |f: fn(&DiskLimits) -> Option<f64>| -> Option<f64> {
+        let known: Vec<f64> = disks.iter().filter_map(|d| f(d)).collect();
+        (!known.is_empty()).then(|| known.iter().sum())
+    };
+    Budget {
+        kind,
+        iops: None,
+        mbps: None,
+        burst_iops: None,
+        burst_mbps: None,
+        members: disks.iter().map(|d| d.name.clone()).collect(),
+        provisioned_iops: sum(|d| d.iops),
+        provisioned_mbps: sum(|d| d.mbps),
+        unknown: disks
+            .iter()
+            .filter(|d| d.iops.is_none() || d.mbps.is_none())
+            .map(|d| d.name.clone())
+            .collect(),
+    }
+}
+
+fn vm_limits(s: &VmSize, overridden: &[String]) -> VmLimits {
+    VmLimits {
+        size: s.name.clone(),
+        series: s.series(),
+        vcpu: s.vcpu,
+        max_data_disks: s.max_data_disks,
+        temp_gib: s.temp_gib,
+        cache_gib: s.cache_gib,
+        cached_iops: s.cached_iops,
+        cached_mbps: s.cached_mbps,
+        uncached_iops: s.uncached_iops,
+        uncached_mbps: s.uncached_mbps,
+        uncached_burst_iops: s.uncached_burst_iops,
+        uncached_burst_mbps: s.uncached_burst_mbps,
+        premium_storage: s.premium_storage(),
+        host_caching: s.host_caching(),
+        overridden: overridden.to_vec(),
+        source: s.source.clone(),
+    }
+}
+
+fn disk_limits(t: &Topology, d: &Disk) -> DiskLimits {
+    let rules = &t.provisioned_rules;
+    // The row whose figures apply when the topology gives none.
+    let base: Option<&DiskSku> = match d.kind {
+        Some(DiskKind::PremiumSsdV2) => rules.v2_baseline.as_ref(),
+        Some(DiskKind::Ultra) => None,
+        _ => d.row.as_ref(),
+    };
+    let pick = |given: Option<f64>, row: Option<f64>| given.or(row);
+    let iops = pick(d.iops, base.and_then(|b| b.iops));
+    let mbps = pick(d.mbps, base.and_then(|b| b.mbps));
+    let origin = match (d.iops.is_some() || d.mbps.is_some(), d.kind, base) {
+        (true, _, _) => FigureOrigin::Topology,
+        (false, Some(DiskKind::PremiumSsdV2), Some(_)) => FigureOrigin::Baseline,
+        (false, _, Some(_)) => FigureOrigin::Catalog,
+        _ => FigureOrigin::Unknown,
+    };
+    let model = match d.kind {
+        Some(DiskKind::PremiumSsdV2 | DiskKind::Ultra) | None => BurstModel::None,
+        _ => d.row.as_ref().map_or(BurstModel::None, DiskSku::burst_model),
+    };
+    let bursting = match model {
+        BurstModel::Credit => d.bursting != Some(false),
+        BurstModel::OnDemand => d.bursting == Some(true),
+        BurstModel::None => false,
+    };
+    let row = d.row.as_ref();
+    let (burst_iops, burst_mbps) = if bursting {
+        (row.and_then(|r| r.burst_iops), row.and_then(|r| r.burst_mbps))
+    } else {
+        (None, None)
+    };
+    let mut source = Vec::new();
+    if origin == FigureOrigin::Topology {
+        source.push(format!("{}: [[disk]] {}", t.origin, d.name));
+    }
+    if let Some(b) = base {
+        source.extend(b.source.iter().cloned());
+    }
+    DiskLimits {
+        name: d.name.clone(),
+        role: d.role,
+        cache: d.cache,
+        cache_assumed: d.cache_written.is_none(),
+        sku: d.sku.clone(),
+        kind: d.kind,
+        size_gib: row.and_then(DiskSku::size_gib),
+        iops,
+        mbps,
+        origin,
+        burst: model,
+        burst_iops,
+        burst_mbps,
+        pool: None,
+        source,
+    }
+}

@@ -1,0 +1,680 @@
+//! The VM's topology: its size, disks and pools, resolved against the catalog.
+
+use std::fmt;
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::catalog::{
+    BurstModel, Catalog, DiskKind, DiskSku, HOST_CACHE_MAX_GIB, SkuRef, VmSize, fmt_num,
+};
+use crate::error::{ErrorKind, TopologyError};
+use crate::names::normalize_name;
+use crate::spec::{self, DiskSpec, Parsed, Seg, SourceFormat, VmSpec};
+use crate::suggest::did_you_mean;
+
+/// A disk's host-cache setting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum Cache {
+    None,
+    ReadOnly,
+    ReadWrite,
+}
+
+impl Cache {
+    pub const ALL: [Cache; 3] = [Cache::None, Cache::ReadOnly, Cache::ReadWrite];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::None => "None",
+            Self::ReadOnly => "ReadOnly",
+            Self::ReadWrite => "ReadWrite",
+        }
+    }
+
+    /// IO through this disk counts against the VM's cached limit.
+    pub fn is_cached(self) -> bool {
+        self != Self::None
+    }
+}
+
+/// What a disk is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    Os,
+    Data,
+    Log,
+    Tempdb,
+    Temp,
+    Other,
+}
+
+impl Role {
+    pub const ALL: [Role; 6] =
+        [Role::Os, Role::Data, Role::Log, Role::Tempdb, Role::Temp, Role::Other];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Os => "os",
+            Self::Data => "data",
+            Self::Log => "log",
+            Self::Tempdb => "tempdb",
+            Self::Temp => "temp",
+            Self::Other => "other",
+        }
+    }
+}
+
+impl fmt::Display for Cache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Something in a topology (or its match with the captures) worth telling the user,
+/// with the fix. Not an error: the analysis goes on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TopologyWarning {
+    /// Stable id, e.g. `too-many-disks`.
+    pub code: &'static str,
+    /// `vm`, or the disk, pool or capture target's name.
+    pub subject: String,
+    pub message: String,
+    pub fix: String,
+}
+
+impl fmt::Display for TopologyWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {} (fix: {})", self.subject, self.message, self.fix)
+    }
+}
+
+/// The VM: its catalog row with the topology's overrides applied.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Vm {
+    /// Figures in effect (catalog, then `[vm]` overrides).
+    pub size: VmSize,
+    /// The figures the topology replaced, by column name.
+    pub overridden: Vec<String>,
+    /// The local temp disk's name in the captures.
+    pub temp_disk: Option<String>,
+}
+
+/// A remote disk as the topology describes it, with its limits worked out.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Disk {
+    pub name: String,
+    /// The SKU as written, when given.
+    pub sku: Option<String>,
+    pub kind: Option<DiskKind>,
+    /// The catalog row the figures come from (none for Ultra, or without a SKU).
+    pub row: Option<DiskSku>,
+    /// Effective setting (an OS disk set to None runs ReadOnly).
+    pub cache: Cache,
+    /// What the topology wrote, when it did (else the default was taken: ReadWrite for
+    /// the OS disk, None for others).
+    pub cache_written: Option<Cache>,
+    pub role: Role,
+    /// `iops` / `mbps` from the topology (provisioned Premium SSD v2 / Ultra figures, or
+    /// overrides).
+    pub iops: Option<f64>,
+    pub mbps: Option<f64>,
+    pub bursting: Option<bool>,
+}
+
+/// A striped volume.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Pool {
+    pub name: String,
+    /// Member names as written.
+    pub disks: Vec<String>,
+    /// Index into [`Topology::disks`] of each member, when described.
+    pub members: Vec<Option<usize>>,
+    pub columns: Option<u32>,
+    pub interleave_kib: Option<u32>,
+}
+
+/// A topology resolved against the catalog. Build it with [`Topology::load`],
+/// [`Topology::parse`] or [`Topology::from_vm_size`]; read its figures through
+/// [`Topology::limits`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Topology {
+    /// The file it came from, or `--vm`.
+    pub origin: String,
+    pub vm: Option<Vm>,
+    pub disks: Vec<Disk>,
+    pub pools: Vec<Pool>,
+    /// Validation findings (more disks than allowed, caching where unsupported, ...).
+    pub warnings: Vec<TopologyWarning>,
+    /// Premium SSD v2 / Ultra per-disk maxima and baseline, for the limits.
+    #[serde(skip)]
+    pub(crate) provisioned_rules: ProvisionedRules,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct ProvisionedRules {
+    pub(crate) v2_baseline: Option<DiskSku>,
+    pub(crate) v2_max: Option<DiskSku>,
+    pub(crate) ultra_max: Option<DiskSku>,
+}
+
+impl ProvisionedRules {
+    fn from(catalog: &Catalog) -> Self {
+        Self {
+            v2_baseline: catalog.baseline_of(DiskKind::PremiumSsdV2).cloned(),
+            v2_max: catalog.max_of(DiskKind::PremiumSsdV2).cloned(),
+            ultra_max: catalog.max_of(DiskKind::Ultra).cloned(),
+        }
+    }
+}
+
+impl Topology {
+    /// Reads a topology file (TOML, or JSON when named `*.json` or starting with `{`).
+    pub fn load(path: &Path, catalog: &Catalog) -> Result<Self, TopologyError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| TopologyError::new(file.clone(), ErrorKind::Io(e.to_string())))?;
+        Self::parse(&file, &text, catalog)
+    }
+
+    /// Parses a topology; `file` names it in errors and detects JSON by its extension.
+    pub fn parse(file: &str, text: &str, catalog: &Catalog) -> Result<Self, TopologyError> {
+        let format = SourceFormat::detect(file, text);
+        let parsed = spec::parse(file, text, format)?;
+        resolve(&parsed, catalog)
+    }
+
+    /// `--vm SIZE` alone: the VM's caps, no disks.
+    pub fn from_vm_size(size: &str, catalog: &Catalog) -> Result<Self, TopologyError> {
+        let mut t = Self::empty("--vm", catalog);
+        t.set_vm_size(size, catalog)?;
+        Ok(t)
+    }
+
+    fn empty(origin: &str, catalog: &Catalog) -> Self {
+        Self {
+            origin: origin.to_owned(),
+            vm: None,
+            disks: Vec::new(),
+            pools: Vec::new(),
+            warnings: Vec::new(),
+            provisioned_rules: ProvisionedRules::from(catalog),
+        }
+    }
+
+    /// Replaces the VM size (`--vm SIZE` given with `--topology FILE`), keeping the
+    /// topology's temp disk and re-running the checks.
+    pub fn set_vm_size(&mut self, size: &str, catalog: &Catalog) -> Result<(), TopologyError> {
+        let row = catalog.vm(size).map_err(|u| {
+            TopologyError::new(
+                "--vm",
+                ErrorKind::UnknownVmSize { name: u.name.clone(), help: u.help() },
+            )
+        })?;
+        let temp_disk = self.vm.as_ref().and_then(|v| v.temp_disk.clone());
+        self.vm = Some(Vm { size: row.clone(), overridden: Vec::new(), temp_disk });
+        self.warnings = validate(self);
+        Ok(())
+    }
+
+    /// Names of the local temp disk (`[vm] temp_disk` and disks with role `temp`).
+    pub fn temp_disks(&self) -> Vec<&str> {
+        let mut v: Vec<&str> = self.vm.iter().filter_map(|vm| vm.temp_disk.as_deref()).collect();
+        v.extend(self.disks.iter().filter(|d| d.role == Role::Temp).map(|d| d.name.as_str()));
+        v
+    }
+
+    /// A disk by name, matched forgivingly.
+    pub fn disk(&self, name: &str) -> Option<&Disk> {
+        let key = normalize_name(name);
+        self.disks.iter().find(|d| normalize_name(&d.name) == key)
+    }
+}
+
+fn resolve(p: &Parsed<'_>, catalog: &Catalog) -> Result<Topology, TopologyError> {
+    let mut t = Topology::empty(&p.file, catalog);
+    if let Some(vm) = &p.spec.vm {
+        t.vm = Some(resolve_vm(p, vm, catalog)?);
+    }
+    // Names must be unique across the temp disk, disks and pools.
+    let mut seen: Vec<(String, Vec<Seg<'static>>)> = Vec::new();
+    let mut claim = |name: &str, path: Vec<Seg<'static>>| -> Result<(), TopologyError> {
+        let key = normalize_name(name);
+        if let Some((_, first)) = seen.iter().find(|(k, _)| *k == key) {
+            let first = p.line_col(first);
+            return Err(p.error(&path, ErrorKind::DuplicateName { name: name.to_owned(), first }));
+        }
+        seen.push((key, path));
+        Ok(())
+    };
+    if let Some(temp) = p.spec.vm.as_ref().and_then(|v| v.temp_disk.as_deref()) {
+        claim(temp, vec![Seg::Key("vm"), Seg::Key("temp_disk")])?;
+    }
+    for (i, d) in p.spec.disk.iter().enumerate() {
+        claim(&d.name, vec![Seg::Key("disk"), Seg::Index(i), Seg::Key("name")])?;
+        t.disks.push(resolve_disk(p, i, d, catalog)?);
+    }
+    for (i, pool) in p.spec.pool.iter().enumerate() {
+        claim(&pool.name, vec![Seg::Key("pool"), Seg::Index(i), Seg::Key("name")])?;
+        if pool.disks.is_empty() {
+            return Err(p.error(
+                &[Seg::Key("pool"), Seg::Index(i), Seg::Key("disks")],
+                ErrorKind::Invalid {
+                    message: format!("pool \"{}\" has no disks", pool.name),
+                    help: Some("list its member disks: disks = [\"disk2\", \"disk3\"]".to_owned()),
+                },
+            ));
+        }
+        for (what, v) in [("columns", pool.columns), ("interleave_kib", pool.interleave_kib)] {
+            if v == Some(0) {
+                return Err(p.error(
+                    &[Seg::Key("pool"), Seg::Index(i), Seg::Key(what)],
+                    ErrorKind::Invalid {
+                        message: format!("`{what}` must be at least 1"),
+                        help: None,
+                    },
+                ));
+            }
+        }
+        let members = pool
+            .disks
+            .iter()
+            .map(|m| {
+                let key = normalize_name(m);
+                t.disks.iter().position(|d| normalize_name(&d.name) == key)
+            })
+            .collect();
+        t.pools.push(Pool {
+            name: pool.name.clone(),
+            disks: pool.disks.clone(),
+            members,
+            columns: pool.columns,
+            interleave_kib: pool.interleave_kib,
+        });
+    }
+    t.warnings = validate(&t);
+    Ok(t)
+}
+
+fn resolve_vm(p: &Parsed<'_>, spec: &VmSpec, catalog: &Catalog) -> Result<Vm, TopologyError> {
+    let path = [Seg::Key("vm"), Seg::Key("size")];
+    let row = catalog.vm(&spec.size).map_err(|u| {
+        p.error(&path, ErrorKind::UnknownVmSize { name: u.name.clone(), help: u.help() })
+    })?;
+    let mut size = row.clone();
+    let mut overridden = Vec::new();
+    let figures: [(&'static str, Option<f64>, &mut Option<f64>); 9] = [
+        ("memory_gib", spec.memory_gib, &mut size.memory_gib),
+        ("temp_gib", spec.temp_gib, &mut size.temp_gib),
+        ("cached_iops", spec.cached_iops, &mut size.cached_iops),
+        ("cached_mbps", spec.cached_mbps, &mut size.cached_mbps),
+        ("cache_gib", spec.cache_gib, &mut size.cache_gib),
+        ("uncached_iops", spec.uncached_iops, &mut size.uncached_iops),
+        ("uncached_mbps", spec.uncached_mbps, &mut size.uncached_mbps),
+        ("uncached_burst_iops", spec.uncached_burst_iops, &mut size.uncached_burst_iops),
+        ("uncached_burst_mbps", spec.uncached_burst_mbps, &mut size.uncached_burst_mbps),
+    ];
+    for (key, given, slot) in figures {
+        if let Some(x) = given {
+            check_figure(p, &[Seg::Key("vm"), Seg::Key(key)], key, x)?;
+            *slot = Some(x);
+            overridden.push(key.to_owned());
+        }
+    }
+    for (key, given, slot) in [
+        ("vcpu", spec.vcpu, &mut size.vcpu),
+        ("max_data_disks", spec.max_data_disks, &mut size.max_data_disks),
+    ] {
+        if let Some(x) = given {
+            *slot = Some(x);
+            overridden.push(key.to_owned());
+        }
+    }
+    if !overridden.is_empty() {
+        size.source.insert(0, format!("{} [vm]: {}", p.file, overridden.join(", ")));
+    }
+    Ok(Vm { size, overridden, temp_disk: spec.temp_disk.clone() })
+}
+
+fn check_figure(p: &Parsed<'_>, path: &[Seg<'_>], key: &str, x: f64) -> Result<(), TopologyError> {
+    if x.is_finite() && x >= 0.0 {
+        return Ok(());
+    }
+    Err(p.error(
+        path,
+        ErrorKind::Invalid {
+            message: format!("`{key}` must be a figure of 0 or more"),
+            help: None,
+        },
+    ))
+}
+
+fn resolve_disk(
+    p: &Parsed<'_>,
+    i: usize,
+    d: &DiskSpec,
+    catalog: &Catalog,
+) -> Result<Disk, TopologyError> {
+    let at = |key: &'static str| [Seg::Key("disk"), Seg::Index(i), Seg::Key(key)];
+    if d.name.trim().is_empty() {
+        return Err(p.error(
+            &at("name"),
+            ErrorKind::Invalid {
+                message: "a disk's name is empty".to_owned(),
+                help: Some("name it as the captures do: \"E:\", \"sdc\", \"disk2\"".to_owned()),
+            },
+        ));
+    }
+    let role = match &d.role {
+        None => Role::Data,
+        Some(r) => parse_enum(p, &at("role"), "role", r, &Role::ALL, Role::name)?,
+    };
+    let given_cache = match &d.cache {
+        None => None,
+        Some(c) => Some(parse_enum(p, &at("cache"), "cache", c, &Cache::ALL, Cache::name)?),
+    };
+    let (kind, row) = match &d.sku {
+        None => (None, None),
+        Some(s) => match catalog.resolve_sku(s) {
+            Ok(SkuRef::Row(r)) => (Some(r.kind), Some(r.clone())),
+            Ok(SkuRef::PremiumV2) => (Some(DiskKind::PremiumSsdV2), None),
+            Ok(SkuRef::Ultra) => (Some(DiskKind::Ultra), None),
+            Err(u) => {
+                return Err(p.error(
+                    &at("sku"),
+                    ErrorKind::UnknownSku { name: u.name.clone(), help: u.help() },
+                ));
+            }
+        },
+    };
+    for (key, v) in [("iops", d.iops), ("mbps", d.mbps)] {
+        if let Some(x) = v {
+            check_figure(p, &at(key), key, x)?;
+        }
+    }
+    // Defaults: the OS disk is ReadWrite; data disks have no cache (disks-performance.md).
+    // An OS disk set to None runs ReadOnly: Azure overrides it.
+    let cache = match (given_cache, role) {
+        (None, Role::Os) => Cache::ReadWrite,
+        (Some(Cache::None), Role::Os) => Cache::ReadOnly,
+        (Some(c), _) => c,
+        (None, _) => Cache::None,
+    };
+    Ok(Disk {
+        name: d.name.trim().to_owned(),
+        sku: d.sku.clone(),
+        kind,
+        row,
+        cache,
+        cache_written: given_cache,
+        role,
+        iops: d.iops,
+        mbps: d.mbps,
+        bursting: d.bursting,
+    })
+}
+
+/// A case-insensitive enum value; anything else is a located error with a did-you-mean.
+fn parse_enum<T: Copy>(
+    p: &Parsed<'_>,
+    path: &[Seg<'_>],
+    what: &str,
+    value: &str,
+    all: &[T],
+    name: fn(T) -> &'static str,
+) -> Result<T, TopologyError> {
+    let squash = |s: &str| {
+        s.chars().filter(|c| c.is_ascii_alphanumeric()).collect::<String>().to_ascii_lowercase()
+    };
+    if let Some(v) = all.iter().find(|v| squash(name(**v)) == squash(value)) {
+        return Ok(*v);
+    }
+    let names: Vec<&str> = all.iter().map(|v| name(*v)).collect();
+    let help = match did_you_mean(value, names.iter().copied()) {
+        Some(s) => format!("did you mean \"{s}\"?"),
+        None => format!("`{what}` is one of: {}", names.join(", ")),
+    };
+    Err(p.error(
+        path,
+        ErrorKind::Invalid { message: format!("invalid {what} \"{value}\""), help: Some(help) },
+    ))
+}
+
+fn warn(
+    code: &'static str,
+    subject: &str,
+    message: String,
+    fix: impl Into<String>,
+) -> TopologyWarning {
+    TopologyWarning { code, subject: subject.to_owned(), message, fix: fix.into() }
+}
+
+/// The checks worth telling a user about.
+pub(crate) fn validate(t: &Topology) -> Vec<TopologyWarning> {
+    let mut w = Vec::new();
+    let vm = t.vm.as_ref();
+    let data_disks = t.disks.iter().filter(|d| !matches!(d.role, Role::Os | Role::Temp)).count();
+    if let Some(max) = vm.and_then(|v| v.size.max_data_disks) {
+        if data_disks > max as usize {
+            let size = vm.map_or("", |v| v.size.name.as_str());
+            w.push(warn(
+                "too-many-disks",
+                "vm",
+                format!("{data_disks} data disks described, but {size} attaches at most {max}"),
+                "use fewer, larger disks, or a VM size that allows more data disks",
+            ));
+        }
+    }
+    if let Some(vm) = vm {
+        if vm.temp_disk.is_some() && vm.size.temp_gib == Some(0.0) {
+            w.push(warn(
+                "no-temp-disk",
+                "vm",
+                format!("temp_disk is set, but {} has no local temp disk", vm.size.name),
+                "remove temp_disk, or check the VM size",
+            ));
+        }
+        let premium: Vec<&str> = t
+            .disks
+            .iter()
+            .filter(|d| d.kind.is_some_and(DiskKind::needs_premium_vm))
+            .map(|d| d.name.as_str())
+            .collect();
+        if !premium.is_empty() && !vm.size.premium_storage() {
+            w.push(warn(
+                "premium-disk-on-standard-vm",
+                "vm",
+                format!(
+                    "{} does not support premium storage, but {} {} Premium disks",
+                    vm.size.name,
+                    premium.join(", "),
+                    if premium.len() == 1 { "is" } else { "are" }
+                ),
+                "choose a size with premium storage support (an `s` size such as D4s_v5), or Standard disks",
+            ));
+        }
+        if !vm.size.host_caching() {
+            for d in t.disks.iter().filter(|d| d.cache.is_cached() && d.cache_written.is_some()) {
+                w.push(warn(
+                    "host-cache-unsupported-on-vm",
+                    &d.name,
+                    format!(
+                        "host caching is {}, but {} does not support host caching",
+                        d.cache, vm.size.name
+                    ),
+                    "set cache = \"None\"",
+                ));
+            }
+        }
+    }
+    for d in &t.disks {
+        let size_gib = d.row.as_ref().and_then(DiskSku::size_gib);
+        if d.cache.is_cached() {
+            if let Some(kind) = d.kind.filter(|k| !k.supports_host_cache()) {
+                w.push(warn(
+                    "host-cache-unsupported",
+                    &d.name,
+                    format!(
+                        "host caching is {}, but {kind} disks do not support host caching",
+                        d.cache
+                    ),
+                    "set cache = \"None\"",
+                ));
+            } else if let Some(gib) = size_gib.filter(|g| *g >= HOST_CACHE_MAX_GIB) {
+                w.push(warn(
+                    "host-cache-on-large-disk",
+                    &d.name,
+                    format!(
+                        "host caching is {} on a {} GiB disk: disks of 4 TiB or more cannot use host caching",
+                        d.cache,
+                        fmt_num(gib)
+                    ),
+                    "set cache = \"None\", or stripe several disks under 4 TiB (P40 or smaller) to cache them",
+                ));
+            }
+        }
+        if d.role == Role::Os && d.cache_written == Some(Cache::None) {
+            w.push(warn(
+                "os-disk-cache-none",
+                &d.name,
+                "cache = \"None\" on the OS disk: Azure does not allow it and runs the OS disk ReadOnly".to_owned(),
+                "set cache = \"ReadWrite\" (the default) or \"ReadOnly\"",
+            ));
+        }
+        if d.role == Role::Os && d.kind.is_some_and(DiskKind::is_provisioned) {
+            w.push(warn(
+                "unsupported-os-disk",
+                &d.name,
+                format!("{} cannot be an OS disk", d.kind.map_or("", DiskKind::label)),
+                "use Premium SSD for the OS disk",
+            ));
+        }
+        check_provisioned(t, d, &mut w);
+        if d.bursting == Some(true) {
+            let model = d.row.as_ref().map_or(BurstModel::None, DiskSku::burst_model);
+            if model == BurstModel::None {
+                w.push(warn(
+                    "bursting-not-available",
+                    &d.name,
+                    format!(
+                        "bursting = true, but {} does not burst",
+                        d.sku.as_deref().unwrap_or("this disk")
+                    ),
+                    "remove bursting; only Premium SSD and Standard SSD (E30 and smaller) burst",
+                ));
+            }
+        }
+    }
+    for pool in &t.pools {
+        for (name, member) in pool.disks.iter().zip(&pool.members) {
+            if member.is_none() {
+                let hint = did_you_mean(name, t.disks.iter().map(|d| d.name.as_str()))
+                    .map(|s| format!("did you mean \"{s}\"? or add "))
+                    .unwrap_or_else(|| "add ".to_owned());
+                w.push(warn(
+                    "pool-member-undescribed",
+                    &pool.name,
+                    format!(
+                        "member \"{name}\" has no [[disk]] entry, so the pool's limits are unknown"
+                    ),
+                    format!("{hint}[[disk]] name = \"{name}\" with its sku"),
+                ));
+            }
+        }
+        for (j, name) in pool.disks.iter().enumerate() {
+            if pool.disks[..j].iter().any(|n| normalize_name(n) == normalize_name(name)) {
+                w.push(warn(
+                    "pool-member-twice",
+                    &pool.name,
+                    format!("member \"{name}\" is listed twice"),
+                    "list each member disk once",
+                ));
+            }
+        }
+    }
+    w
+}
+
+/// Premium SSD v2 and Ultra: figures within the documented per-disk maxima.
+fn check_provisioned(t: &Topology, d: &Disk, w: &mut Vec<TopologyWarning>) {
+    let rules = &t.provisioned_rules;
+    let (max, per_iops) = match d.kind {
+        Some(DiskKind::PremiumSsdV2) => (rules.v2_max.as_ref(), 0.25),
+        Some(DiskKind::Ultra) => (rules.ultra_max.as_ref().or(d.row.as_ref()), 0.25),
+        _ => return,
+    };
+    let label = d.kind.map_or("", DiskKind::label);
+    if d.kind == Some(DiskKind::Ultra) && d.row.is_none() && (d.iops.is_none() || d.mbps.is_none())
+    {
+        w.push(warn(
+            "provisioned-figures-missing",
+            &d.name,
+            format!("{label} performance is provisioned per disk, and iops or mbps is not given: its limits are unknown"),
+            "add iops = ... and mbps = ... as provisioned in Azure",
+        ));
+    }
+    if d.kind == Some(DiskKind::PremiumSsdV2) && (d.iops.is_none() || d.mbps.is_none()) {
+        let base = rules.v2_baseline.as_ref();
+        w.push(warn(
+            "provisioned-figures-missing",
+            &d.name,
+            format!(
+                "{label} iops/mbps not given: assuming the free baseline of {} IOPS / {} MB/s",
+                base.and_then(|b| b.iops).map_or_else(|| "?".to_owned(), fmt_num),
+                base.and_then(|b| b.mbps).map_or_else(|| "?".to_owned(), fmt_num),
+            ),
+            "add iops = ... and mbps = ... as provisioned in Azure",
+        ));
+    }
+    let Some(max) = max else { return };
+    if let (Some(iops), Some(cap)) = (d.iops, max.iops) {
+        if iops > cap {
+            w.push(warn(
+                "provisioned-over-maximum",
+                &d.name,
+                format!(
+                    "iops = {} is above the {label} maximum of {} per disk",
+                    fmt_num(iops),
+                    fmt_num(cap)
+                ),
+                "check the provisioned IOPS in Azure",
+            ));
+        }
+    }
+    if let (Some(mbps), Some(cap)) = (d.mbps, max.mbps) {
+        if mbps > cap {
+            w.push(warn(
+                "provisioned-over-maximum",
+                &d.name,
+                format!(
+                    "mbps = {} is above the {label} maximum of {} MB/s per disk",
+                    fmt_num(mbps),
+                    fmt_num(cap)
+                ),
+                "check the provisioned throughput in Azure",
+            ));
+        }
+    }
+    if let (Some(iops), Some(mbps)) = (d.iops, d.mbps) {
+        if mbps > iops * per_iops {
+            w.push(warn(
+                "provisioned-over-maximum",
+                &d.name,
+                format!(
+                    "mbps = {} is above {label}'s 0.25 MB/s per provisioned IOPS ({} MB/s at {} IOPS)",
+                    fmt_num(mbps),
+                    fmt_num(iops * per_iops),
+                    fmt_num(iops)
+                ),
+                "provision more IOPS, or check the figures",
+            ));
+        }
+    }
+}

@@ -1,0 +1,180 @@
+//! The built-in catalog: the seeds' figures, lookup, gaps, and user overrides.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use advisor_topology::{BurstModel, Catalog, DiskKind, SkuRef};
+
+fn catalog() -> Catalog {
+    match Catalog::builtin() {
+        Ok(c) => c,
+        Err(e) => panic!("built-in catalog: {e}"),
+    }
+}
+
+#[test]
+fn ds13_v2_and_ds15_v2_seed_figures() {
+    let c = catalog();
+    let ds13 = c.vm("Standard_DS13_v2").unwrap();
+    assert_eq!(ds13.cached_mbps, Some(256.0));
+    assert_eq!(ds13.uncached_mbps, Some(384.0));
+    assert_eq!(ds13.uncached_iops, Some(25600.0));
+    assert_eq!(ds13.cached_iops, Some(32000.0));
+    assert!(ds13.source.iter().any(|s| s.contains("dv2-dsv2-series-memory.md")));
+    let ds15 = c.vm("DS15_v2").unwrap();
+    assert_eq!((ds15.cached_mbps, ds15.uncached_mbps), (Some(640.0), Some(960.0)));
+}
+
+#[test]
+fn e16as_v5_has_burst_and_no_published_cache() {
+    let c = catalog();
+    let e16 = c.vm("standard_e16as_v5").unwrap();
+    assert_eq!((e16.uncached_iops, e16.uncached_mbps), (Some(25600.0), Some(384.0)));
+    assert_eq!((e16.uncached_burst_iops, e16.uncached_burst_mbps), (Some(40000.0), Some(800.0)));
+    // Not published for Easv5: absent, never 0.
+    assert_eq!(e16.cached_iops, None);
+    assert_eq!(e16.cached_mbps, None);
+    assert_eq!(advisor_topology::fmt_opt(e16.cached_mbps), "not published");
+    assert_eq!(e16.series(), "Easv5");
+}
+
+#[test]
+fn p30_figures_and_burst() {
+    let c = catalog();
+    let p30 = c.disk("p30").unwrap();
+    assert_eq!((p30.iops, p30.mbps), (Some(5000.0), Some(200.0)));
+    assert_eq!((p30.burst_iops, p30.burst_mbps), (Some(30000.0), Some(1000.0)));
+    assert_eq!(p30.burst_model(), BurstModel::OnDemand);
+    assert_eq!(p30.kind, DiskKind::PremiumSsd);
+    let p20 = c.disk("P20_LRS").unwrap();
+    assert_eq!(p20.burst_model(), BurstModel::Credit);
+    let e40 = c.disk("E40").unwrap();
+    assert_eq!(e40.burst_model(), BurstModel::None);
+    assert_eq!(c.disk("e30").map(|d| d.burst_model()), Ok(BurstModel::Credit));
+}
+
+#[test]
+fn sizes_match_case_insensitively_with_or_without_prefix() {
+    let c = catalog();
+    for name in ["Standard_DS13_v2", "standard_ds13_v2", "DS13_v2", "ds13_v2", " STANDARD_DS13_V2 "]
+    {
+        assert_eq!(c.vm(name).map(|v| v.name.as_str()), Ok("Standard_DS13_v2"), "{name}");
+    }
+    let nvme = c.vm("E2bs_v5:NVMe").unwrap();
+    assert_eq!(nvme.controller(), Some("nvme"));
+    assert_eq!(nvme.uncached_iops, Some(8000.0));
+}
+
+#[test]
+fn misspelt_names_get_a_suggestion() {
+    let c = catalog();
+    let err = c.vm("Standard_DS13v2").err();
+    assert_eq!(err.as_ref().and_then(|e| e.suggestion.as_deref()), Some("Standard_DS13_v2"));
+    assert_eq!(err.map(|e| e.help()).as_deref(), Some("did you mean \"Standard_DS13_v2\"?"));
+    let err = c.disk("P3O").err();
+    assert_eq!(err.and_then(|e| e.suggestion), Some("P30".to_owned()));
+    assert!(c.vm("Standard_Q9000").err().is_some_and(|e| e.suggestion.is_none()));
+}
+
+#[test]
+fn premium_v2_and_ultra_resolve_to_provisioned_kinds() {
+    let c = catalog();
+    for n in ["PremiumV2", "PremiumV2_LRS", "Premium SSD v2", "premiumv2_max"] {
+        assert_eq!(c.resolve_sku(n), Ok(SkuRef::PremiumV2), "{n}");
+    }
+    for n in ["Ultra", "UltraSSD_LRS", "ultra disk"] {
+        assert_eq!(c.resolve_sku(n), Ok(SkuRef::Ultra), "{n}");
+    }
+    assert!(matches!(c.resolve_sku("Ultra_64GiB"), Ok(SkuRef::Row(r)) if r.iops == Some(64000.0)));
+    let v2max = c.max_of(DiskKind::PremiumSsdV2).map(|d| (d.iops, d.mbps));
+    assert_eq!(v2max, Some((Some(80000.0), Some(2000.0))));
+    let base = c.baseline_of(DiskKind::PremiumSsdV2).map(|d| (d.iops, d.mbps));
+    assert_eq!(base, Some((Some(3000.0), Some(125.0))));
+    let ultra = c.max_of(DiskKind::Ultra).map(|d| (d.iops, d.mbps));
+    assert_eq!(ultra, Some((Some(400000.0), Some(10000.0))));
+}
+
+#[test]
+fn every_row_has_a_source_and_sane_figures() {
+    let c = catalog();
+    assert_eq!(c.vm_sizes().len(), 305);
+    assert_eq!(c.disk_skus().len(), 79);
+    for vm in c.vm_sizes() {
+        assert!(!vm.source.is_empty(), "{}", vm.name);
+        assert!(vm.name.starts_with("Standard_"), "{}", vm.name);
+        // Cached IOPS and MB/s are published together or not at all.
+        assert_eq!(vm.cached_iops.is_some(), vm.cached_mbps.is_some(), "{}", vm.name);
+        if let (Some(b), Some(u)) = (vm.uncached_burst_iops, vm.uncached_iops) {
+            assert!(b >= u, "{}: burst below sustained", vm.name);
+        }
+        for x in [vm.cached_iops, vm.cached_mbps, vm.uncached_iops, vm.uncached_mbps]
+            .into_iter()
+            .flatten()
+        {
+            assert!(x > 0.0, "{}: a published cap of 0", vm.name);
+        }
+    }
+    for d in c.disk_skus() {
+        assert!(!d.source.is_empty(), "{}", d.name);
+        assert!(d.iops.is_some() && d.mbps.is_some(), "{}", d.name);
+    }
+}
+
+#[test]
+fn every_catalog_size_supports_premium_storage() {
+    // The catalog lists only premium-capable sizes (NOTES.md §8).
+    let c = catalog();
+    for vm in c.vm_sizes() {
+        assert!(vm.premium_storage(), "{}", vm.name);
+    }
+    let no_cache: Vec<&str> =
+        c.vm_sizes().into_iter().filter(|v| !v.host_caching()).map(|v| v.short_name()).collect();
+    assert!(no_cache.contains(&"L8s_v3") && no_cache.contains(&"B1ls"), "{no_cache:?}");
+    assert!(!no_cache.contains(&"B2s_v2"));
+}
+
+#[test]
+fn series_filter() {
+    let c = catalog();
+    let dsv2: Vec<&str> =
+        c.vm_sizes().into_iter().filter(|v| v.in_series("dsv2")).map(|v| v.short_name()).collect();
+    assert_eq!(dsv2.len(), 10);
+    assert!(dsv2.contains(&"DS13_v2"));
+    assert!(c.series().iter().any(|s| s == "Easv5"));
+}
+
+#[test]
+fn a_user_file_overrides_and_extends() {
+    let mut c = catalog();
+    let csv = "size,uncached_iops,uncached_mbps,source\n\
+               Standard_DS13_v2,,400,my measurements\n\
+               D2_v3,3000,46,\n";
+    c.merge_csv("mine.csv", csv, true).unwrap();
+    let ds13 = c.vm("DS13_v2").unwrap();
+    assert_eq!((ds13.uncached_iops, ds13.uncached_mbps), (Some(25600.0), Some(400.0)));
+    assert_eq!(ds13.source[0], "mine.csv:2");
+    assert_eq!(ds13.source[1], "my measurements");
+    let d2 = c.vm("standard_d2_v3").unwrap();
+    assert_eq!(d2.uncached_iops, Some(3000.0));
+    assert_eq!(d2.cached_iops, None);
+    assert!(!d2.premium_storage());
+
+    let disks =
+        "sku,tier,size_gib,iops,mbps\nP30,Premium SSD,1024,5500,\nX1,Premium SSD,64,100,10\n";
+    c.merge_csv("disks.csv", disks, true).unwrap();
+    assert_eq!(c.disk("P30").map(|d| (d.iops, d.mbps)), Ok((Some(5500.0), Some(200.0))));
+    assert_eq!(c.disk("x1").map(|d| d.iops), Ok(Some(100.0)));
+}
+
+#[test]
+fn a_bad_user_file_names_its_line() {
+    let mut c = catalog();
+    let e = c
+        .merge_csv("mine.csv", "size,uncached_iops\nDS1,lots\n", true)
+        .err()
+        .map(|e| e.to_string());
+    assert_eq!(e.as_deref(), Some("mine.csv:2: `uncached_iops`: `lots` is not a number"));
+    let e = c.merge_csv("mine.csv", "size,uncahced_iops\n", true).err().map(|e| e.to_string());
+    assert!(e.is_some_and(|e| e.contains("did you mean `uncached_iops`")));
+    let e = c.merge_csv("mine.csv", "name,iops\n", true).err().map(|e| e.to_string());
+    assert!(e.is_some_and(|e| e.starts_with("mine.csv:1: the header needs")));
+}

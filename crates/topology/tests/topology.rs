@@ -1,0 +1,220 @@
+//! Topology files: the seed scenarios resolve to the right limits; errors are shown as a
+//! user sees them; validation warnings.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+
+use advisor_topology::{BudgetKind, Cache, Catalog, Measure, Role, Topology};
+
+fn catalog() -> Catalog {
+    Catalog::builtin().unwrap()
+}
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/topologies")
+}
+
+fn load(rel: &str) -> Topology {
+    let path = fixtures().join(rel);
+    let text = std::fs::read_to_string(&path).unwrap();
+    match Topology::parse(rel, &text, &catalog()) {
+        Ok(t) => t,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// What the user sees for a file that is refused.
+fn refused(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    let name = path.file_name().unwrap().to_string_lossy();
+    match Topology::parse(&name, &text, &catalog()) {
+        Ok(_) => panic!("{name} was accepted"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn ds13_v2_temp_disk_shares_the_cached_budget() {
+    let t = load("ds13_v2_temp_and_cached_p30.toml");
+    assert!(t.warnings.is_empty(), "{:?}", t.warnings);
+    let l = t.limits();
+    let vm = l.vm.as_ref().unwrap();
+    assert_eq!(
+        (vm.cached_mbps, vm.uncached_mbps, vm.uncached_iops),
+        (Some(256.0), Some(384.0), Some(25600.0))
+    );
+    assert_eq!(l.cached.members, ["C:", "E:", "D:"]);
+    assert_eq!((l.cached.iops, l.cached.mbps), (Some(32000.0), Some(256.0)));
+    assert_eq!(l.uncached.members, ["C:", "E:"]);
+    let os = l.disk("c:").unwrap();
+    assert_eq!((os.role, os.cache, os.cache_assumed), (Role::Os, Cache::ReadWrite, true));
+    let e = l.disk("1 E:").unwrap();
+    assert_eq!((e.iops, e.mbps), (Some(5000.0), Some(200.0)));
+    // P30 bursts on demand only: not enabled here.
+    assert_eq!(e.burst_iops, None);
+    assert!(l.is_temp_disk("d:"));
+    insta::assert_yaml_snapshot!(l);
+}
+
+#[test]
+fn ds15_v2_provisions_more_than_the_vm_allows() {
+    let l = load("ds15_v2_data_and_log.toml").limits();
+    assert_eq!(l.cached.provisioned_mbps, Some(900.0));
+    assert_eq!(l.uncached.provisioned_mbps, Some(1300.0));
+    let ex = l.provisioned_excess();
+    let mbps: Vec<(BudgetKind, f64, f64)> = ex
+        .iter()
+        .filter(|e| e.measure == Measure::Mbps)
+        .map(|e| (e.budget, e.provisioned, e.vm_cap))
+        .collect();
+    assert_eq!(mbps, [(BudgetKind::Cached, 900.0, 640.0), (BudgetKind::Uncached, 1300.0, 960.0)]);
+}
+
+#[test]
+fn ds1_with_a_p30() {
+    let l = load("ds1_p30.toml").limits();
+    assert_eq!(l.uncached.iops, Some(3200.0));
+    let ex = l.provisioned_excess();
+    assert!(
+        ex.iter()
+            .any(|e| e.measure == Measure::Iops && e.provisioned == 5000.0 && e.vm_cap == 3200.0)
+    );
+    assert!(l.disk("/dev/sdc").is_some());
+}
+
+#[test]
+fn a_striped_pool_sums_its_members_and_notes_the_vm_cap() {
+    let t = load("striped_pool_4disk.toml");
+    assert!(t.warnings.is_empty(), "{:?}", t.warnings);
+    let l = t.limits();
+    let p = l.pool("f:").unwrap();
+    assert_eq!((p.sum_iops, p.sum_mbps), (Some(20000.0), Some(800.0)));
+    assert_eq!((p.columns, p.interleave_kib), (Some(4), Some(64)));
+    assert!(p.unknown_members.is_empty());
+    // D16s_v5: 25,600 IOPS / 600 MB/s uncached, cached not published.
+    assert_eq!((p.vm_iops, p.vm_mbps), (Some(25600.0), Some(600.0)));
+    assert_eq!((p.effective_mbps, p.vm_bound_mbps), (Some(600.0), true));
+    assert_eq!((p.effective_iops, p.vm_bound_iops), (Some(20000.0), false));
+    assert_eq!(l.disk("disk3").and_then(|d| d.pool.as_deref()), Some("F:"));
+    insta::assert_yaml_snapshot!(p);
+}
+
+#[test]
+fn e16as_v5_with_premium_v2() {
+    let t = load("e16as_v5_premium_v2.toml");
+    assert!(t.warnings.is_empty(), "{:?}", t.warnings);
+    let l = t.limits();
+    let vm = l.vm.as_ref().unwrap();
+    assert_eq!((vm.uncached_iops, vm.uncached_mbps), (Some(25600.0), Some(384.0)));
+    assert_eq!((vm.uncached_burst_iops, vm.uncached_burst_mbps), (Some(40000.0), Some(800.0)));
+    assert_eq!((l.cached.iops, l.cached.mbps), (None, None));
+    let d = l.disk("sdc").unwrap();
+    assert_eq!((d.iops, d.mbps), (Some(80000.0), Some(1200.0)));
+    assert_eq!(l.uncached.excess().len(), 2);
+}
+
+#[test]
+fn premium_v2_without_figures_assumes_the_baseline() {
+    let src = "[vm]\nsize = \"E2as_v5\"\n[[disk]]\nname = \"sdc\"\nsku = \"PremiumV2\"\n";
+    let t = Topology::parse("t.toml", src, &catalog()).unwrap();
+    let d = t.limits().disks.remove(0);
+    assert_eq!((d.iops, d.mbps), (Some(3000.0), Some(125.0)));
+    assert_eq!(d.origin, advisor_topology::FigureOrigin::Baseline);
+    assert_eq!(
+        t.warnings.iter().map(|w| w.code).collect::<Vec<_>>(),
+        ["provisioned-figures-missing"]
+    );
+}
+
+#[test]
+fn small_premium_disks_burst_on_credit_by_default() {
+    let src = "[[disk]]\nname = \"E:\"\nsku = \"P10\"\n[[disk]]\nname = \"F:\"\nsku = \"P40\"\nbursting = true\n\
+               [[disk]]\nname = \"G:\"\nsku = \"P15\"\nbursting = false\n";
+    let l = Topology::parse("t.toml", src, &catalog()).unwrap().limits();
+    assert!(l.vm.is_none());
+    let burst = |n: &str| l.disk(n).map(|d| (d.burst_iops, d.burst_mbps));
+    assert_eq!(burst("E:"), Some((Some(3500.0), Some(170.0))));
+    assert_eq!(burst("F:"), Some((Some(30000.0), Some(1000.0))));
+    assert_eq!(burst("G:"), Some((None, None)));
+    assert_eq!(l.disk("E:").and_then(|d| d.peak_iops()), Some(3500.0));
+}
+
+#[test]
+fn json_is_the_same_topology() {
+    let json = load("ds13_v2.json");
+    let toml_src = "[vm]\nsize = \"Standard_DS13_v2\"\ntemp_disk = \"D:\"\n\
+                    [[disk]]\nname = \"E:\"\nsku = \"P30\"\ncache = \"ReadOnly\"\nrole = \"data\"\n";
+    let toml = Topology::parse("ds13_v2.json", toml_src, &catalog()).unwrap();
+    assert_eq!(json.limits(), toml.limits());
+}
+
+#[test]
+fn vm_size_alone_is_a_topology() {
+    let t = Topology::from_vm_size("ds13_v2", &catalog()).unwrap();
+    let l = t.limits();
+    assert_eq!(l.vm.as_ref().map(|v| v.size.as_str()), Some("Standard_DS13_v2"));
+    assert!(l.disks.is_empty());
+    let e = Topology::from_vm_size("Standard_DS13v2", &catalog()).err().unwrap();
+    insta::assert_snapshot!(e.to_string(), @r#"
+    --vm: unknown VM size "Standard_DS13v2"
+      help: did you mean "Standard_DS13_v2"?
+    "#);
+}
+
+#[test]
+fn vm_figures_can_be_overridden() {
+    let src = "[vm]\nsize = \"Standard_DS13_v2\"\ncached_mbps = 300\nuncached_iops = 30000\n";
+    let l = Topology::parse("t.toml", src, &catalog()).unwrap().limits();
+    let vm = l.vm.unwrap();
+    assert_eq!(
+        (vm.cached_mbps, vm.uncached_iops, vm.uncached_mbps),
+        (Some(300.0), Some(30000.0), Some(384.0))
+    );
+    assert_eq!(vm.overridden, ["cached_mbps", "uncached_iops"]);
+    assert_eq!(vm.source[0], "t.toml [vm]: cached_mbps, uncached_iops");
+}
+
+#[test]
+fn refused_topologies_as_a_user_sees_them() {
+    insta::glob!("../../../fixtures/topologies/invalid", "*.{toml,json}", |path| {
+        insta::assert_snapshot!(refused(path));
+    });
+}
+
+#[test]
+fn the_done_when_errors() {
+    let dir = fixtures().join("invalid");
+    let size = refused(&dir.join("unknown_vm_size.toml"));
+    assert!(
+        size.starts_with("unknown_vm_size.toml:2:8: unknown VM size \"Standard_DS13v2\""),
+        "{size}"
+    );
+    assert!(size.contains("help: did you mean \"Standard_DS13_v2\"?"), "{size}");
+    let cache = refused(&dir.join("bad_cache.toml"));
+    assert!(cache.starts_with("bad_cache.toml:7:9: invalid cache \"WriteBack\""), "{cache}");
+}
+
+#[test]
+fn validation_warnings() {
+    for name in ["too_many_disks.toml", "unsupported_caching.toml", "pool_members.toml"] {
+        let t = load(&format!("warnings/{name}"));
+        let lines: Vec<String> = t.warnings.iter().map(|w| format!("[{}] {w}", w.code)).collect();
+        insta::assert_snapshot!(name, lines.join("\n"));
+    }
+}
+
+#[test]
+fn premium_disks_on_a_size_without_premium_storage() {
+    let mut c = catalog();
+    c.merge_csv(
+        "mine.csv",
+        "size,max_data_disks,uncached_iops,uncached_mbps,source\nD2_v3,4,3000,46,docs\n",
+        true,
+    )
+    .unwrap();
+    let src = "[vm]\nsize = \"Standard_D2_v3\"\n[[disk]]\nname = \"E:\"\nsku = \"P10\"\n";
+    let t = Topology::parse("t.toml", src, &c).unwrap();
+    let codes: Vec<&str> = t.warnings.iter().map(|w| w.code).collect();
+    assert_eq!(codes, ["premium-disk-on-standard-vm"]);
+}
