@@ -89,14 +89,14 @@ pub(crate) fn classify(name: &str) -> Column {
             return rate(Mbps, u);
         }
         // Basic: kB_read/s kB_wrtn/s (MB_, GB_, Blk_); short basic: kB_w+d/s.
-        if let Some((u, what)) = unit.split_once('_') {
-            if let Some(u) = unit_bytes(u) {
-                match what {
-                    "read" => return rate(ReadMbps, u),
-                    "wrtn" | "w+d" => return rate(WriteMbps, u),
-                    "dscd" => return Column::Ignored,
-                    _ => {}
-                }
+        if let Some((u, what)) = unit.split_once('_')
+            && let Some(u) = unit_bytes(u)
+        {
+            match what {
+                "read" => return rate(ReadMbps, u),
+                "wrtn" | "w+d" => return rate(WriteMbps, u),
+                "dscd" => return Column::Ignored,
+                _ => {}
             }
         }
     }

@@ -267,12 +267,10 @@ fn walk(file: &str, root: &Value, meta: &mut CaptureMeta) -> Result<Parsed, Inge
                 Some(Value::Array(disks)) => {
                     for (di, d) in disks.iter().enumerate() {
                         let dpath = format!("{}[{di}]", key_path(&path, "disk"));
-                        if !version_set {
-                            if let Value::Object(m) = d {
-                                let keys: Vec<&str> = m.keys().map(String::as_str).collect();
-                                meta.version = Some(columns::layout(&keys));
-                                version_set = true;
-                            }
+                        if !version_set && let Value::Object(m) = d {
+                            let keys: Vec<&str> = m.keys().map(String::as_str).collect();
+                            meta.version = Some(columns::layout(&keys));
+                            version_set = true;
                         }
                         if let Some(row) = disk(d, &dpath, meta) {
                             report.devices.push(row);

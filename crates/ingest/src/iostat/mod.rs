@@ -90,20 +90,21 @@ fn is_partition(name: &str, others: &[&str]) -> bool {
     let base = &name[..name.len() - digits_at_end];
     // sda1, vdb2, xvda1, hdc3: letters after a disk prefix, then the partition number.
     for prefix in ["sd", "vd", "xvd", "hd"] {
-        if let Some(letters) = base.strip_prefix(prefix) {
-            if !letters.is_empty() && letters.bytes().all(|b| b.is_ascii_lowercase()) {
-                return true;
-            }
+        if let Some(letters) = base.strip_prefix(prefix)
+            && !letters.is_empty()
+            && letters.bytes().all(|b| b.is_ascii_lowercase())
+        {
+            return true;
         }
     }
     // nvme0n1p1, mmcblk0p1, loop0p1, nbd0p1, md0p1, c0d0p1: `p<N>` after a name ending in a digit.
-    if let Some(disk) = base.strip_suffix('p') {
-        if disk.ends_with(|c: char| c.is_ascii_digit()) {
-            let families = ["nvme", "mmcblk", "loop", "nbd", "md", "rbd", "zd", "cciss", "c"];
-            let last = disk.rsplit('/').next().unwrap_or(disk);
-            if families.iter().any(|f| last.starts_with(f)) || others.contains(&disk) {
-                return true;
-            }
+    if let Some(disk) = base.strip_suffix('p')
+        && disk.ends_with(|c: char| c.is_ascii_digit())
+    {
+        let families = ["nvme", "mmcblk", "loop", "nbd", "md", "rbd", "zd", "cciss", "c"];
+        let last = disk.rsplit('/').next().unwrap_or(disk);
+        if families.iter().any(|f| last.starts_with(f)) || others.contains(&disk) {
+            return true;
         }
     }
     // Any other name that is a listed whole device plus a number.
@@ -151,7 +152,8 @@ fn assemble(file: &str, mut meta: CaptureMeta, parsed: Parsed) -> Result<RawCapt
         for r in series {
             push_report(&mut meta, &mut table, r, host);
         }
-        let times: Vec<i64> = series.iter().filter_map(|r| r.time.map(|t| t.millis())).collect();
+        // The since-boot report is printed at the start of the first interval: its time counts.
+        let times: Vec<i64> = reports.iter().filter_map(|r| r.time.map(|t| t.millis())).collect();
         diffs_ms.extend(times.windows(2).filter_map(|w| match w {
             [a, b] if b > a => Some(b - a),
             _ => None,
@@ -160,10 +162,11 @@ fn assemble(file: &str, mut meta: CaptureMeta, parsed: Parsed) -> Result<RawCapt
             if let Some(t) = r.time {
                 any_time = true;
                 any_epoch |= t.epoch;
-                if let Some(o) = t.offset_min {
-                    if !t.epoch && !offsets.contains(&o) {
-                        offsets.push(o);
-                    }
+                if let Some(o) = t.offset_min
+                    && !t.epoch
+                    && !offsets.contains(&o)
+                {
+                    offsets.push(o);
                 }
             }
         }

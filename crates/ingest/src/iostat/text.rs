@@ -312,10 +312,10 @@ impl<'h> StreamParser<'h> {
                 self.close_run(meta);
             }
             self.banner_seen = true;
-            if self.host.is_none() {
-                if let Some(h) = host {
-                    self.run.host = Some(h);
-                }
+            if self.host.is_none()
+                && let Some(h) = host
+            {
+                self.run.host = Some(h);
             }
             let note = format!("banner: {words}");
             if !meta.notes.contains(&note) {
