@@ -463,6 +463,51 @@ fn single_report_is_used_and_flagged() {
     assert_eq!(c.meta.version.as_deref(), Some("sysstat basic layout (no -x)"));
 }
 
+#[test]
+fn every_fixture_is_sniffed_and_read() {
+    for (dir, want) in [("iostat-text", Format::IostatText), ("iostat-json", Format::IostatJson)] {
+        let mut n = 0;
+        for e in std::fs::read_dir(root().join("fixtures/captures").join(dir)).unwrap().flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".md") {
+                continue;
+            }
+            let bytes = std::fs::read(e.path()).unwrap();
+            assert_eq!(sniff(&name, &bytes).unwrap_or_else(|e| panic!("{e}")), want, "{name}");
+            let c = read_raw(&name, want, &String::from_utf8(bytes).unwrap()).unwrap();
+            assert!(!c.table.is_empty(), "{name}");
+            n += 1;
+        }
+        assert!(n >= 3, "{dir}");
+    }
+}
+
+#[test]
+fn appended_runs_each_have_a_since_boot_report() {
+    let one = "Linux 6.1 (h) \t11/21/26 \t_x86_64_\t(2 CPU)\n\n\
+               11/21/26 10:00:00\nDevice r/s %util\nsda 1.00 2.00\n\n\
+               11/21/26 10:00:10\nDevice r/s %util\nsda 3.00 4.00\n\n";
+    let two = one.replace("10:00", "11:00").replace("1.00", "5.00");
+    let c = read_text("x.txt", &format!("{one}{two}")).unwrap();
+    assert_eq!(c.since_boot.as_ref().unwrap().len(), 2);
+    assert_eq!(series(&c, &c.table, "sda", None, Metric::ReadIops), vec![Some(3.0), Some(3.0)]);
+    assert_eq!(c.meta.interval_s, Some(10.0));
+    assert!(c.meta.notes.iter().any(|n| n.contains("2 iostat runs")), "{:?}", c.meta.notes);
+}
+
+#[test]
+fn epoch_and_day_first_timestamps() {
+    let t = "1795255200\nDevice r/s\nsda 1.00\n\n1795255205\nDevice r/s\nsda 2.00\n\n\
+             1795255210\nDevice r/s\nsda 3.00\n";
+    let c = read_text("x.txt", t).unwrap();
+    assert_eq!(c.meta.utc_offset_min, Some(0));
+    assert_eq!(c.meta.interval_s, Some(5.0));
+    assert_eq!(times(&c, "sda")[0], Some(1_795_255_205_000));
+    let t = "21/11/26 10:00:00\nDevice r/s\nsda 1.00\n\n21/11/26 10:00:01\nDevice r/s\nsda 2.00\n";
+    let c = read_text("x.txt", t).unwrap();
+    assert_eq!(times(&c, "sda")[0], Some(ms("2026-11-21 10:00:01")));
+}
+
 // ---------------------------------------------------------------------------------------
 // The shared corpus: every real file reads, with targets and metrics.
 
