@@ -2,6 +2,7 @@
 //! each figure with its unit and the source of its row.
 
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -111,8 +112,13 @@ pub(crate) fn run(args: &CatalogArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    println!("{}", out.trim_end());
-    Ok(ExitCode::SUCCESS)
+    out.truncate(out.trim_end().len());
+    out.push('\n');
+    // A closed pipe (`advisor catalog list | head`) is not an error.
+    match std::io::stdout().lock().write_all(out.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(ExitCode::SUCCESS),
+    }
 }
 
 /// An unknown name: the did-you-mean on stderr, exit 2.
@@ -228,7 +234,7 @@ fn render_disks(out: &mut String, rows: &[&DiskSku]) -> std::fmt::Result {
         }
         let cache = if !d.kind.supports_host_cache() {
             "not supported".to_owned()
-        } else if d.size.is_some_and(|s| s.min_gib >= HOST_CACHE_MAX_GIB) {
+        } else if d.size.is_some_and(|s| f64::from(s.min_gib) >= HOST_CACHE_MAX_GIB) {
             "not supported (4 TiB or larger)".to_owned()
         } else {
             "supported".to_owned()
@@ -355,7 +361,7 @@ mod tests {
         if let Ok(vm) = c.vm("E16as_v5") {
             render_vm(&mut out, vm).ok();
         }
-        assert!(out.contains("cached IOPS                 not published"), "{out}");
+        assert!(out.contains("  cached IOPS               not published\n"), "{out}");
         assert_eq!(fmt_opt(None), "not published");
     }
 }

@@ -128,16 +128,16 @@ pub enum BurstModel {
 /// A disk size in GiB, or a range of sizes for the Premium SSD v2 / Ultra rule rows.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct SizeRange {
-    pub min_gib: f64,
-    pub max_gib: f64,
+    pub min_gib: u32,
+    pub max_gib: u32,
 }
 
 impl fmt::Display for SizeRange {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.min_gib == self.max_gib {
-            write!(f, "{} GiB", fmt_num(self.min_gib))
+            write!(f, "{} GiB", self.min_gib)
         } else {
-            write!(f, "{}-{} GiB", fmt_num(self.min_gib), fmt_num(self.max_gib))
+            write!(f, "{}-{} GiB", self.min_gib, self.max_gib)
         }
     }
 }
@@ -169,7 +169,9 @@ impl DiskSku {
             return BurstModel::None;
         }
         match (self.kind, self.size) {
-            (DiskKind::PremiumSsd, Some(s)) if s.max_gib > CREDIT_BURST_MAX_PREMIUM_GIB => {
+            (DiskKind::PremiumSsd, Some(s))
+                if f64::from(s.max_gib) > CREDIT_BURST_MAX_PREMIUM_GIB =>
+            {
                 BurstModel::OnDemand
             }
             (DiskKind::PremiumSsd | DiskKind::StandardSsd, _) => BurstModel::Credit,
@@ -179,7 +181,7 @@ impl DiskSku {
 
     /// The size in GiB when it is one figure.
     pub fn size_gib(&self) -> Option<f64> {
-        self.size.filter(|s| s.min_gib == s.max_gib).map(|s| s.max_gib)
+        self.size.filter(|s| s.min_gib == s.max_gib).map(|s| f64::from(s.max_gib))
     }
 }
 
@@ -292,7 +294,7 @@ impl<'a> NameParts<'a> {
 
 /// Where a catalog figure went wrong: a CSV cell of the built-in or a user's file.
 #[derive(Debug, thiserror::Error)]
-#[error("{file}:{line}: {message}")]
+#[error("{file}{}: {message}", if *line > 0 { format!(":{line}") } else { String::new() })]
 pub struct CatalogError {
     pub file: String,
     pub line: u64,
@@ -638,9 +640,9 @@ impl Catalog {
             let ka = (a.kind, a.perf_plus, a.superseded);
             let kb = (b.kind, b.perf_plus, b.superseded);
             ka.cmp(&kb).then_with(|| {
-                let sa = a.size.map_or(0.0, |s| s.min_gib);
-                let sb = b.size.map_or(0.0, |s| s.min_gib);
-                sa.total_cmp(&sb).then_with(|| a.name.cmp(&b.name))
+                let sa = a.size.map_or(0, |s| s.min_gib);
+                let sb = b.size.map_or(0, |s| s.min_gib);
+                sa.cmp(&sb).then_with(|| a.name.cmp(&b.name))
             })
         });
         v
@@ -716,7 +718,7 @@ fn set_u32(row: &BTreeMap<&str, &str>, col: &str, slot: &mut Option<u32>) -> Res
 
 fn parse_size(s: &str) -> Result<SizeRange, String> {
     let num = |x: &str| {
-        x.trim().parse::<f64>().map_err(|_| format!("`size_gib`: `{s}` is not a size or a range"))
+        x.trim().parse::<u32>().map_err(|_| format!("`size_gib`: `{s}` is not a size or a range"))
     };
     match s.split_once('-') {
         Some((a, b)) => Ok(SizeRange { min_gib: num(a)?, max_gib: num(b)? }),
@@ -740,7 +742,7 @@ fn apply_source(
         Some(o) => {
             let mut v = vec![o];
             v.extend(given);
-            v.extend(slot.drain(..));
+            v.append(slot);
             *slot = v;
         }
         None if given.is_empty() => {

@@ -90,7 +90,7 @@ fn floor_char(s: &str, mut i: usize) -> usize {
 pub struct TopologyError {
     /// The file as the user named it, or `--vm` for the command-line size.
     pub file: String,
-    pub snippet: Option<Snippet>,
+    pub snippet: Option<Box<Snippet>>,
     pub kind: ErrorKind,
 }
 
@@ -107,7 +107,7 @@ impl TopologyError {
 
     /// Attaches the place in the source.
     pub fn at(mut self, snippet: Snippet) -> Self {
-        self.snippet = Some(snippet);
+        self.snippet = Some(Box::new(snippet));
         self
     }
 

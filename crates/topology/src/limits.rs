@@ -181,16 +181,16 @@ impl Budget {
             (Measure::Iops, self.provisioned_iops, self.iops),
             (Measure::Mbps, self.provisioned_mbps, self.mbps),
         ] {
-            if let (Some(p), Some(c)) = (prov, cap) {
-                if p > c {
-                    v.push(Excess {
-                        budget: self.kind,
-                        measure,
-                        provisioned: p,
-                        vm_cap: c,
-                        members: self.members.clone(),
-                    });
-                }
+            if let (Some(p), Some(c)) = (prov, cap)
+                && p > c
+            {
+                v.push(Excess {
+                    budget: self.kind,
+                    measure,
+                    provisioned: p,
+                    vm_cap: c,
+                    members: self.members.clone(),
+                });
             }
         }
         v

@@ -25,14 +25,14 @@ pub fn name_keys(name: &str) -> Vec<String> {
     }
     // PerfMon PhysicalDisk instance: `1 E:`, `0 C: D:`, `2` (a bare number).
     let mut words = s.split_whitespace();
-    if let Some(first) = words.next() {
-        if first.bytes().all(|c| c.is_ascii_digit()) {
-            let rest: Vec<&str> = words.collect();
-            if rest.iter().all(|w| drive_letter(w).is_some_and(|d| d.len() == w.len())) {
-                let mut keys: Vec<String> = rest.iter().map(|w| (*w).to_owned()).collect();
-                keys.push(format!("disk{}", trim_zeros(first)));
-                return keys;
-            }
+    if let Some(first) = words.next()
+        && first.bytes().all(|c| c.is_ascii_digit())
+    {
+        let rest: Vec<&str> = words.collect();
+        if rest.iter().all(|w| drive_letter(w).is_some_and(|d| d.len() == w.len())) {
+            let mut keys: Vec<String> = rest.iter().map(|w| (*w).to_owned()).collect();
+            keys.push(format!("disk{}", trim_zeros(first)));
+            return keys;
         }
     }
     // Windows physical drive spellings.

@@ -141,10 +141,18 @@ pub(crate) fn parse<'s>(
             let raw = full.strip_suffix(&suffix).unwrap_or(&full);
             let (message, help) = explain(raw);
             let err = TopologyError::new(file, ErrorKind::Syntax { message, help });
-            if e.line() > 0 {
-                err.at(Snippet::at_line_col(text, e.line(), e.column()))
-            } else {
-                err
+            if e.line() == 0 {
+                return err;
+            }
+            // serde_json points after an unknown key; point at the key itself.
+            let line_end: usize = text.split_inclusive('\n').take(e.line()).map(str::len).sum();
+            let key = raw.strip_prefix("unknown field `").and_then(|r| r.split('`').next());
+            match key.and_then(|k| {
+                let quoted = format!("\"{k}\"");
+                text[..line_end.min(text.len())].rfind(&quoted).map(|i| i..i + quoted.len())
+            }) {
+                Some(span) => err.at(Snippet::at(text, span)),
+                None => err.at(Snippet::at_line_col(text, e.line(), e.column())),
             }
         })?,
     };
@@ -155,22 +163,26 @@ pub(crate) fn parse<'s>(
 /// mistakes people make most.
 fn explain(message: &str) -> (String, Option<String>) {
     let message = message.trim().trim_end_matches('\n').to_owned();
-    if let Some(rest) = message.strip_prefix("unknown field `") {
-        if let Some((field, tail)) = rest.split_once('`') {
-            let expected: Vec<&str> = tail.split('`').skip(1).step_by(2).collect();
-            let help = match did_you_mean(field, expected.iter().copied()) {
-                Some(s) => format!("did you mean `{s}`?"),
-                None if expected.is_empty() => "remove this key".to_owned(),
-                None => format!("the keys here are: {}", expected.join(", ")),
-            };
-            return (format!("unknown key `{field}`"), Some(help));
-        }
+    if let Some(rest) = message.strip_prefix("unknown field `")
+        && let Some((field, tail)) = rest.split_once('`')
+    {
+        let expected: Vec<&str> = tail.split('`').skip(1).step_by(2).collect();
+        let help = match did_you_mean(field, expected.iter().copied()) {
+            Some(s) => format!("did you mean `{s}`?"),
+            None if expected.is_empty() => "remove this key".to_owned(),
+            None => format!("the keys here are: {}", expected.join(", ")),
+        };
+        return (format!("unknown key `{field}`"), Some(help));
     }
     if let Some(field) = message.strip_prefix("missing field `").and_then(|r| r.split('`').next()) {
         let help = format!("add `{field} = ...`");
         return (format!("missing key `{field}`"), Some(help));
     }
-    if message.starts_with("invalid type") {
+    if message.starts_with("invalid type") || message.starts_with("invalid value") {
+        let message = message
+            .replace("expected f64", "expected a number")
+            .replace("expected u32", "expected a whole number")
+            .replace("expected a sequence", "expected a list");
         return (
             message,
             Some("check the value's type: names in quotes, figures as plain numbers".to_owned()),

@@ -461,16 +461,16 @@ pub(crate) fn validate(t: &Topology) -> Vec<TopologyWarning> {
     let mut w = Vec::new();
     let vm = t.vm.as_ref();
     let data_disks = t.disks.iter().filter(|d| !matches!(d.role, Role::Os | Role::Temp)).count();
-    if let Some(max) = vm.and_then(|v| v.size.max_data_disks) {
-        if data_disks > max as usize {
-            let size = vm.map_or("", |v| v.size.name.as_str());
-            w.push(warn(
-                "too-many-disks",
-                "vm",
-                format!("{data_disks} data disks described, but {size} attaches at most {max}"),
-                "use fewer, larger disks, or a VM size that allows more data disks",
-            ));
-        }
+    if let Some(max) = vm.and_then(|v| v.size.max_data_disks)
+        && data_disks > max as usize
+    {
+        let size = vm.map_or("", |v| v.size.name.as_str());
+        w.push(warn(
+            "too-many-disks",
+            "vm",
+            format!("{data_disks} data disks described, but {size} attaches at most {max}"),
+            "use fewer, larger disks, or a VM size that allows more data disks",
+        ));
     }
     if let Some(vm) = vm {
         if vm.temp_disk.is_some() && vm.size.temp_gib == Some(0.0) {
@@ -575,7 +575,10 @@ pub(crate) fn validate(t: &Topology) -> Vec<TopologyWarning> {
     for pool in &t.pools {
         for (name, member) in pool.disks.iter().zip(&pool.members) {
             if member.is_none() {
+                // Numbers are not typos: `disk4` is not a misspelt `disk2`.
+                let digits = |s: &str| s.chars().filter(char::is_ascii_digit).collect::<String>();
                 let hint = did_you_mean(name, t.disks.iter().map(|d| d.name.as_str()))
+                    .filter(|s| digits(s) == digits(name))
                     .map(|s| format!("did you mean \"{s}\"? or add "))
                     .unwrap_or_else(|| "add ".to_owned());
                 w.push(warn(
@@ -634,47 +637,47 @@ fn check_provisioned(t: &Topology, d: &Disk, w: &mut Vec<TopologyWarning>) {
         ));
     }
     let Some(max) = max else { return };
-    if let (Some(iops), Some(cap)) = (d.iops, max.iops) {
-        if iops > cap {
-            w.push(warn(
-                "provisioned-over-maximum",
-                &d.name,
-                format!(
-                    "iops = {} is above the {label} maximum of {} per disk",
-                    fmt_num(iops),
-                    fmt_num(cap)
-                ),
-                "check the provisioned IOPS in Azure",
-            ));
-        }
+    if let (Some(iops), Some(cap)) = (d.iops, max.iops)
+        && iops > cap
+    {
+        w.push(warn(
+            "provisioned-over-maximum",
+            &d.name,
+            format!(
+                "iops = {} is above the {label} maximum of {} per disk",
+                fmt_num(iops),
+                fmt_num(cap)
+            ),
+            "check the provisioned IOPS in Azure",
+        ));
     }
-    if let (Some(mbps), Some(cap)) = (d.mbps, max.mbps) {
-        if mbps > cap {
-            w.push(warn(
-                "provisioned-over-maximum",
-                &d.name,
-                format!(
-                    "mbps = {} is above the {label} maximum of {} MB/s per disk",
-                    fmt_num(mbps),
-                    fmt_num(cap)
-                ),
-                "check the provisioned throughput in Azure",
-            ));
-        }
+    if let (Some(mbps), Some(cap)) = (d.mbps, max.mbps)
+        && mbps > cap
+    {
+        w.push(warn(
+            "provisioned-over-maximum",
+            &d.name,
+            format!(
+                "mbps = {} is above the {label} maximum of {} MB/s per disk",
+                fmt_num(mbps),
+                fmt_num(cap)
+            ),
+            "check the provisioned throughput in Azure",
+        ));
     }
-    if let (Some(iops), Some(mbps)) = (d.iops, d.mbps) {
-        if mbps > iops * per_iops {
-            w.push(warn(
-                "provisioned-over-maximum",
-                &d.name,
-                format!(
-                    "mbps = {} is above {label}'s 0.25 MB/s per provisioned IOPS ({} MB/s at {} IOPS)",
-                    fmt_num(mbps),
-                    fmt_num(iops * per_iops),
-                    fmt_num(iops)
-                ),
-                "provision more IOPS, or check the figures",
-            ));
-        }
+    if let (Some(iops), Some(mbps)) = (d.iops, d.mbps)
+        && mbps > iops * per_iops
+    {
+        w.push(warn(
+            "provisioned-over-maximum",
+            &d.name,
+            format!(
+                "mbps = {} is above {label}'s 0.25 MB/s per provisioned IOPS ({} MB/s at {} IOPS)",
+                fmt_num(mbps),
+                fmt_num(iops * per_iops),
+                fmt_num(iops)
+            ),
+            "provision more IOPS, or check the figures",
+        ));
     }
 }
