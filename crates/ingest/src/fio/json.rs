@@ -115,8 +115,9 @@ impl<'de> Visitor<'de> for NodeVisitor {
 }
 
 /// fio 2.x prints non-finite floats with `printf("%f")`: `-nan`, `nan`, `inf`, `-inf`, which
-/// is not JSON. Outside string literals no letters other than `true`/`false`/`null` can
-/// appear in valid JSON, so such tokens are replaced by `null` (read as missing). Returns
+/// is not JSON. Such a token in a value position (after `:`, `,` or `[`, outside string
+/// literals) is replaced by `null` (read as missing); text around the JSON (`minf=42` in
+/// fio's normal output) is left alone. Returns
 /// the repaired text, how many tokens were replaced and the 1-based line of the first.
 pub(crate) fn repair_non_finite(text: &str) -> (Cow<'_, str>, usize, Option<u64>) {
     let bytes = text.as_bytes();
@@ -127,6 +128,7 @@ pub(crate) fn repair_non_finite(text: &str) -> (Cow<'_, str>, usize, Option<u64>
     let mut line = 1u64;
     let mut in_str = false;
     let mut escaped = false;
+    let mut prev = b'\0';
     let mut i = 0usize;
     while i < bytes.len() {
         let b = bytes[i];
@@ -146,10 +148,15 @@ pub(crate) fn repair_non_finite(text: &str) -> (Cow<'_, str>, usize, Option<u64>
         }
         if b == b'"' {
             in_str = true;
+            prev = b;
             i += 1;
             continue;
         }
-        let len = non_finite_len(&bytes[i..]);
+        let len = if matches!(prev, b':' | b',' | b'[') {
+            non_finite_len(bytes.get(i..).unwrap_or_default())
+        } else {
+            0
+        };
         if len > 0 {
             let buf = out.get_or_insert_with(|| String::with_capacity(text.len() + 16));
             // Token boundaries are ASCII, so these are char boundaries.
@@ -158,8 +165,12 @@ pub(crate) fn repair_non_finite(text: &str) -> (Cow<'_, str>, usize, Option<u64>
             copied = i + len;
             count += 1;
             first_line.get_or_insert(line);
+            prev = b'0';
             i += len;
             continue;
+        }
+        if !b.is_ascii_whitespace() {
+            prev = b;
         }
         i += 1;
     }
@@ -313,7 +324,7 @@ mod tests {
         assert_eq!(n, 3);
         assert_eq!(line, Some(1));
         assert_eq!(t, "{\"nan\": null,\n \"b\": null, \"c\": \"-nan\", \"d\": null}");
-        let (t, n, _) = repair_non_finite("{\"a\": null, \"b\": true}");
+        let (t, n, _) = repair_non_finite("cpu : usr=5.54%, minf=42\n{\"a\": null, \"b\": true}");
         assert_eq!(n, 0);
         assert!(matches!(t, Cow::Borrowed(_)));
     }

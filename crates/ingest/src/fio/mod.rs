@@ -145,6 +145,7 @@ pub fn read_with(file: &str, text: &str, opts: ReadOptions) -> Result<RawCapture
         let entries: Vec<&Entry> = g.idx.iter().filter_map(|&i| last.entries.get(i)).collect();
         let Some(first) = entries.first() else { continue };
         let label = format!("job {:?} (group {})", first.jobname, first.groupid);
+        let per_entry = g.jobs_per_entry(first);
         let mut rows: Vec<Row> = Vec::new();
         if stream {
             let mut idle = 0usize;
@@ -159,7 +160,7 @@ pub fn read_with(file: &str, text: &str, opts: ReadOptions) -> Result<RawCapture
                     })
                     .collect();
                 let refs: Vec<&Entry> = deltas.iter().collect();
-                let values = metrics(&refs, &label, &mut meta, false);
+                let values = metrics(&refs, per_entry, &label, &mut meta, false);
                 if values.is_empty() {
                     idle += 1;
                     continue;
@@ -175,7 +176,7 @@ pub fn read_with(file: &str, text: &str, opts: ReadOptions) -> Result<RawCapture
                 ));
             }
         } else {
-            let mut values = metrics(&entries, &label, &mut meta, true);
+            let mut values = metrics(&entries, per_entry, &label, &mut meta, true);
             if !values.is_empty() {
                 if let Some((busy, note)) = busy_for(g, &groups, last, &mut used_disks) {
                     values.push((Metric::BusyPct, busy));
@@ -196,7 +197,7 @@ pub fn read_with(file: &str, text: &str, opts: ReadOptions) -> Result<RawCapture
             table.push_row(target, *time, values);
         }
         add_percentiles(&mut meta, target, &entries);
-        let settings = settings_for(target, &entries, &g.name, &mut meta);
+        let settings = settings_for(target, &entries, per_entry, &g.name, &mut meta);
         meta.bench.push(settings);
         if entries.len() > 1 {
             meta.notes.push(format!(
@@ -509,6 +510,20 @@ struct Group {
     idx: Vec<usize>,
     name: String,
     files: Vec<String>,
+    /// One clone of several, kept apart (`merge_clones: false`).
+    clone: bool,
+}
+
+impl Group {
+    /// Processes one entry stands for: `numjobs` for a lone entry (a `group_reporting`
+    /// entry sums the group's jobs), 1 for clones printed one by one.
+    fn jobs_per_entry(&self, first: &Entry) -> u32 {
+        if self.clone || self.idx.len() > 1 {
+            1
+        } else {
+            first.options.get("numjobs").and_then(parse_count).unwrap_or(1).max(1)
+        }
+    }
 }
 
 fn make_groups(doc: &Doc, opts: ReadOptions) -> Vec<Group> {
@@ -525,13 +540,14 @@ fn make_groups(doc: &Doc, opts: ReadOptions) -> Vec<Group> {
         let Some(first) = idx.first().and_then(|&i| doc.entries.get(i)) else { continue };
         let (base, files) = base_name(first);
         if opts.merge_clones || idx.len() == 1 {
-            out.push((Group { idx, name: base, files }, key));
+            out.push((Group { idx, name: base, files, clone: false }, key));
         } else {
             for (n, i) in idx.iter().enumerate() {
                 let g = Group {
                     idx: vec![*i],
                     name: format!("{base}#{}", n + 1),
                     files: files.clone(),
+                    clone: true,
                 };
                 out.push((g, key.clone()));
             }
@@ -765,6 +781,7 @@ fn option_bs(e: &Entry, write: bool) -> Option<f64> {
 /// The metrics of one row: read and write parts, sync latency and queue depth.
 fn metrics(
     entries: &[&Entry],
+    per_entry: u32,
     label: &str,
     meta: &mut CaptureMeta,
     summary: bool,
@@ -829,7 +846,7 @@ fn metrics(
     if s_w > 0.0 {
         out.push((Metric::SyncLatencyMs, s_sum / s_w));
     }
-    let qd: f64 = entries.iter().map(|e| entry_depth(e, entries.len())).sum();
+    let qd: f64 = entries.iter().map(|e| entry_depth(e) * f64::from(per_entry)).sum();
     if qd > 0.0 {
         out.push((Metric::QueueDepth, qd));
     }
@@ -845,17 +862,11 @@ fn metrics(
 }
 
 /// Outstanding IOs of one entry: the measured `iodepth_level` average, else the configured
-/// `iodepth`, else `latency_depth`; times `numjobs` when one entry stands for a whole
-/// group (`group_reporting`), since the levels are per job.
-fn entry_depth(e: &Entry, entries_in_target: usize) -> f64 {
+/// `iodepth`, else `latency_depth`. Per job: a `group_reporting` entry's levels are the
+/// distribution of one job, so the caller multiplies by the jobs the entry stands for.
+fn entry_depth(e: &Entry) -> f64 {
     let configured = e.options.get("iodepth").and_then(parse_count).map(f64::from);
-    let per_job = e.depth_avg.or(configured).or(e.latency_depth).unwrap_or(0.0);
-    let jobs = if entries_in_target == 1 {
-        e.options.get("numjobs").and_then(parse_count).unwrap_or(1).max(1)
-    } else {
-        1
-    };
-    per_job * f64::from(jobs)
+    e.depth_avg.or(configured).or(e.latency_depth).unwrap_or(0.0)
 }
 
 fn add_percentiles(meta: &mut CaptureMeta, target: u32, entries: &[&Entry]) {
@@ -976,6 +987,7 @@ fn report_disks(doc: &Doc, used: &[String], meta: &mut CaptureMeta) {
 fn settings_for(
     target: u32,
     entries: &[&Entry],
+    per_entry: u32,
     name: &str,
     meta: &mut CaptureMeta,
 ) -> BenchSettings {
@@ -1032,9 +1044,7 @@ fn settings_for(
         None if known => Some(1),
         None => first.latency_depth.filter(|d| *d >= 1.0 && *d <= 1e6).map(|d| d as u32),
     };
-    let numjobs = o.get("numjobs").and_then(parse_count);
-    s.threads =
-        if entries.len() > 1 { u32::try_from(entries.len()).ok() } else { numjobs.or(Some(1)) };
+    s.threads = u32::try_from(entries.len()).ok().map(|n| n.saturating_mul(per_entry));
     if known {
         let direct = o.get("direct").and_then(parse_flag);
         let buffered = o.get("buffered").and_then(parse_flag);
