@@ -51,7 +51,6 @@ const SAMPLE_LINES: usize = 50;
 /// Errors: an empty file, a header without counter columns, no counter that maps to a
 /// metric (with the localized-names advice when that is why), or no data line.
 pub fn prepare(file: &str, text: &str) -> Result<Prepared, IngestError> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     // Skip blank lines before the header.
     let mut offset = 0usize;
     let mut line_no = 1u64;
@@ -283,5 +282,32 @@ mod tests {
         assert_eq!(median_interval_s(&[0, 1000, 2000, 3000, 10_000, 11_000]), Some(1.0));
         assert_eq!(median_interval_s(&[0]), None);
         assert_eq!(median_interval_s(&[i64::MIN, i64::MAX]), None);
+    }
+}
+
+#[cfg(test)]
+mod props {
+    use proptest::prelude::*;
+
+    const HEAD: &str = "\"(PDH-CSV 4.0) (India Standard Time)(-330)\",\"\\\\H\\PhysicalDisk(1 C: E:)\\Disk Reads/sec\",\"\\\\H\\Processor Information(0,_Total)\\% Processor Time\"\r\n";
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, .. ProptestConfig::default() })]
+
+        #[test]
+        fn arbitrary_text_after_a_valid_header_never_panics(body in "\\PC{0,800}") {
+            let text = format!("{HEAD}{body}");
+            if let Ok(p) = super::prepare("p.csv", &text) {
+                prop_assert_eq!(p.segments.iter().map(|s| s.rows).sum::<usize>(), p.time_ms.len());
+                for s in &p.segments {
+                    prop_assert!(text.get(s.start..s.end).is_some());
+                }
+            }
+        }
+
+        #[test]
+        fn arbitrary_headers_never_panic(header in "\\PC{0,300}", body in "[0-9/:. \",;]{0,200}") {
+            let _ = super::prepare("p.csv", &format!("{header}\n{body}"));
+        }
     }
 }
