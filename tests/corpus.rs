@@ -25,6 +25,8 @@ fn must_refuse(rel: &Path) -> bool {
         || s.contains("/sadf_")
         || s.contains("proc_diskstats")
         || s.contains("fio-error-only")
+        // Its only job failed with EINVAL before doing any IO: there are no results.
+        || s.contains("fio-3.33_seqwrite-1m_macos")
 }
 
 #[test]

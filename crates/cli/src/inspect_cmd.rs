@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use advisor_engine::{Inspection, inspect_path};
+use advisor_model::Direction;
 
 use crate::EXIT_INPUT;
 use crate::text::num;
@@ -48,6 +49,9 @@ pub(crate) fn run(args: &InspectArgs) -> anyhow::Result<ExitCode> {
     Ok(if failed { ExitCode::from(EXIT_INPUT) } else { ExitCode::SUCCESS })
 }
 
+/// The tool's own percentiles shown in text; `--json` has them all.
+const SHOWN_PERCENTILES: [f64; 7] = [50.0, 90.0, 99.0, 99.9, 99.99, 99.999, 100.0];
+
 fn offset(min: i32) -> String {
     let sign = if min < 0 { '-' } else { '+' };
     format!("UTC{sign}{:02}:{:02}", min.abs() / 60, min.abs() % 60)
@@ -90,6 +94,13 @@ pub(crate) fn render(out: &mut String, i: &Inspection) -> std::fmt::Result {
             write!(out, ", host {h}")?;
         }
         writeln!(out, ", {} rows]", t.rows)?;
+        if t.rows == 1 {
+            // A benchmark summary (or a single report): one value per metric.
+            for m in &t.metrics {
+                writeln!(out, "      {:<22} {:>10} {}", m.metric.name(), num(m.stats.max), m.unit.suffix())?;
+            }
+            continue;
+        }
         if !t.metrics.is_empty() {
             writeln!(out, "      {:<22} {:>6} {:>10} {:>10} {:>10} {:>10}", "metric", "unit", "p50", "p90", "p99", "max")?;
         }
@@ -128,14 +139,18 @@ pub(crate) fn render(out: &mut String, i: &Inspection) -> std::fmt::Result {
         add("warm-up", s.warmup_s.map(|v| format!("{} s", num(v))));
         add("engine", s.engine.clone());
         writeln!(out, "  benchmark: {}: {}", b.target, parts.join(", "))?;
-        if !b.percentiles.is_empty() {
+        for dir in [Direction::Read, Direction::Write, Direction::Total, Direction::Sync] {
             let ps: Vec<String> = b
                 .percentiles
                 .iter()
-                .filter(|p| [50.0, 90.0, 99.0, 99.9, 99.99, 100.0].iter().any(|q| (p.percentile - q).abs() < 1e-9))
-                .map(|p| format!("{:?} p{} {} ms", p.direction, num(p.percentile), num(p.latency_ms)))
+                .filter(|p| p.direction == dir)
+                .filter(|p| SHOWN_PERCENTILES.iter().any(|q| (p.percentile - q).abs() < 1e-9))
+                .map(|p| format!("p{} {}", p.percentile, num(p.latency_ms)))
                 .collect();
-            writeln!(out, "             latency: {}", ps.join(", "))?;
+            if !ps.is_empty() {
+                let name = format!("{dir:?}").to_lowercase();
+                writeln!(out, "             {name} latency ms: {}", ps.join(", "))?;
+            }
         }
     }
     if let Some(n) = i.since_boot_rows {

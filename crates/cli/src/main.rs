@@ -1,5 +1,6 @@
 //! `advisor`: tells a person why an Azure VM's storage is slow, with the numbers that prove it.
 
+mod catalog_cmd;
 mod inspect_cmd;
 mod text;
 
@@ -23,6 +24,8 @@ struct Cli {
 enum Command {
     /// Show what was recognised in captures: format, hosts, time range, targets, metrics.
     Inspect(inspect_cmd::InspectArgs),
+    /// Azure VM size and disk SKU limits from the built-in catalog, with their sources.
+    Catalog(catalog_cmd::CatalogArgs),
 }
 
 fn main() -> ExitCode {
@@ -35,6 +38,7 @@ fn main() -> ExitCode {
     };
     let result = match &cli.command {
         Command::Inspect(args) => inspect_cmd::run(args),
+        Command::Catalog(args) => catalog_cmd::run(args),
     };
     match result {
         Ok(code) => code,
