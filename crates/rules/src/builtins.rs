@@ -1,0 +1,325 @@
+//! The built-in functions and collection aggregates, declared once: name, parameters,
+//! what they return, docs and an example. The examples are checked by a test (and shown by
+//! `advisor rules explain`-style tooling), so the docs cannot drift from the checker.
+
+/// A built-in function, resolved by name and number of arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Builtin {
+    /// Time aggregates of a series.
+    Avg,
+    Min,
+    Max,
+    P50,
+    P90,
+    P95,
+    P99,
+    /// `pct(series, P)`.
+    Pct,
+    Sustained,
+    Share,
+    Duration,
+    /// `min(a, b)`: the smaller (element-wise on series).
+    Min2,
+    /// `max(a, b)`: the larger (element-wise on series).
+    Max2,
+    Abs,
+    Ratio,
+    Between,
+    Exists,
+}
+
+impl Builtin {
+    /// The percentile of a `pNN` time aggregate.
+    pub fn percentile(self) -> Option<f64> {
+        match self {
+            Self::P50 => Some(50.0),
+            Self::P90 => Some(90.0),
+            Self::P95 => Some(95.0),
+            Self::P99 => Some(99.0),
+            _ => None,
+        }
+    }
+
+    /// Whether it reduces a numeric series to a scalar (avg, min, max, pNN, pct).
+    pub fn is_time_aggregate(self) -> bool {
+        matches!(
+            self,
+            Self::Avg
+                | Self::Min
+                | Self::Max
+                | Self::P50
+                | Self::P90
+                | Self::P95
+                | Self::P99
+                | Self::Pct
+        )
+    }
+
+    /// This function's entry in [`FUNCTIONS`].
+    pub fn spec(self) -> &'static FunctionSpec {
+        FUNCTIONS.iter().find(|f| f.builtin == self).unwrap_or(&FUNCTIONS[0])
+    }
+}
+
+/// The declaration of a built-in function.
+#[derive(Debug)]
+pub struct FunctionSpec {
+    pub builtin: Builtin,
+    pub name: &'static str,
+    /// What each argument must be.
+    pub params: &'static [&'static str],
+    pub returns: &'static str,
+    pub doc: &'static str,
+    /// An expression using it, valid in a `disk` scope rule.
+    pub example: &'static str,
+}
+
+/// Every built-in function. `min` and `max` appear twice: one argument (over time) and two.
+pub const FUNCTIONS: &[FunctionSpec] = &[
+    FunctionSpec {
+        builtin: Builtin::Avg,
+        name: "avg",
+        params: &["a numeric series"],
+        returns: "a scalar of the same dimension",
+        doc: "The mean over time.",
+        example: "avg(latency_ms)",
+    },
+    FunctionSpec {
+        builtin: Builtin::Min,
+        name: "min",
+        params: &["a numeric series"],
+        returns: "a scalar of the same dimension",
+        doc: "The smallest value over time.",
+        example: "min(iops)",
+    },
+    FunctionSpec {
+        builtin: Builtin::Max,
+        name: "max",
+        params: &["a numeric series"],
+        returns: "a scalar of the same dimension",
+        doc: "The largest value over time.",
+        example: "max(queue_depth)",
+    },
+    FunctionSpec {
+        builtin: Builtin::P50,
+        name: "p50",
+        params: &["a numeric series"],
+        returns: "a scalar of the same dimension",
+        doc: "The median over time.",
+        example: "p50(latency_ms)",
+    },
+    FunctionSpec {
+        builtin: Builtin::P90,
+        name: "p90",
+        params: &["a numeric series"],
+        returns: "a scalar of the same dimension",
+        doc: "The 90th percentile over time.",
+        example: "p90(mbps)",
+    },
+    FunctionSpec {
+        builtin: Builtin::P95,
+        name: "p95",
+        params: &["a numeric series"],
+        returns: "a scalar of the same dimension",
+        doc: "The 95th percentile over time.",
+        example: "p95(iops) >= disk.iops_cap * 95%",
+    },
+    FunctionSpec {
+        builtin: Builtin::P99,
+        name: "p99",
+        params: &["a numeric series"],
+        returns: "a scalar of the same dimension",
+        doc: "The 99th percentile over time; latencies use the source's own percentiles where it has them.",
+        example: "p99(latency_ms) >= 10 * p50(latency_ms)",
+    },
+    FunctionSpec {
+        builtin: Builtin::Pct,
+        name: "pct",
+        params: &["a numeric series", "a plain number from 0 to 100"],
+        returns: "a scalar of the same dimension",
+        doc: "The P-th percentile; the source's own percentiles first (fio, DiskSpd -L), so `pct(latency_ms, 99.99)` works on a one-row benchmark summary.",
+        example: "pct(latency_ms, 99.9) > 500 ms",
+    },
+    FunctionSpec {
+        builtin: Builtin::Sustained,
+        name: "sustained",
+        params: &["a bool series", "a time"],
+        returns: "a scalar bool",
+        doc: "True when the condition held for at least the duration without a break.",
+        example: "sustained(busy_pct > 95%, 5 min)",
+    },
+    FunctionSpec {
+        builtin: Builtin::Share,
+        name: "share",
+        params: &["a bool series"],
+        returns: "a scalar ratio",
+        doc: "The share of samples where the condition holds.",
+        example: "share(iops >= disk.iops_cap * 95%) > 20%",
+    },
+    FunctionSpec {
+        builtin: Builtin::Duration,
+        name: "duration",
+        params: &["a bool series"],
+        returns: "a scalar time",
+        doc: "The total time the condition holds (samples x interval).",
+        example: "duration(latency_ms > 50 ms) >= 1 min",
+    },
+    FunctionSpec {
+        builtin: Builtin::Min2,
+        name: "min",
+        params: &["a number or numeric series", "the same dimension"],
+        returns: "the same dimension (a series if either is)",
+        doc: "The smaller of two values (element-wise on series).",
+        example: "min(disk.iops_cap, vm.uncached_iops)",
+    },
+    FunctionSpec {
+        builtin: Builtin::Max2,
+        name: "max",
+        params: &["a number or numeric series", "the same dimension"],
+        returns: "the same dimension (a series if either is)",
+        doc: "The larger of two values (element-wise on series).",
+        example: "max(disk.burst_mbps, disk.mbps_cap)",
+    },
+    FunctionSpec {
+        builtin: Builtin::Abs,
+        name: "abs",
+        params: &["a number or numeric series"],
+        returns: "the same dimension",
+        doc: "The absolute value.",
+        example: "abs(p95(read_iops) - p95(write_iops))",
+    },
+    FunctionSpec {
+        builtin: Builtin::Ratio,
+        name: "ratio",
+        params: &["a number or numeric series", "the same dimension"],
+        returns: "a ratio (a series if either is)",
+        doc: "a / b as a ratio; missing (rule not evaluated) when b is zero.",
+        example: "ratio(p95(mbps), disk.mbps_cap) >= 90%",
+    },
+    FunctionSpec {
+        builtin: Builtin::Between,
+        name: "between",
+        params: &["a number or numeric series", "the same dimension", "the same dimension"],
+        returns: "a bool (a series if x is)",
+        doc: "lo <= x <= hi.",
+        example: "between(avg(queue_depth), 0.5, 1.5)",
+    },
+    FunctionSpec {
+        builtin: Builtin::Exists,
+        name: "exists",
+        params: &["anything"],
+        returns: "a scalar bool",
+        doc: "Whether an input is present: a metric in the capture, a topology figure, an element. Never makes a rule not evaluated.",
+        example: "exists(vm.temp_disk) and exists(latency_ms)",
+    },
+];
+
+/// Function names, each once, in table order.
+pub fn function_names() -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for f in FUNCTIONS {
+        if !out.contains(&f.name) {
+            out.push(f.name);
+        }
+    }
+    out
+}
+
+/// The function called `name` with `arity` arguments, else the candidates by that name.
+pub fn lookup(name: &str, arity: usize) -> Result<Builtin, Vec<&'static FunctionSpec>> {
+    let named: Vec<_> = FUNCTIONS.iter().filter(|f| f.name == name).collect();
+    named.iter().find(|f| f.params.len() == arity).map(|f| f.builtin).ok_or(named)
+}
+
+/// `agg(EXPR) over COLLECTION [where COND]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CollectionAgg {
+    Sum,
+    Avg,
+    Min,
+    Max,
+    Count,
+    Any,
+    All,
+}
+
+/// The declaration of a collection aggregate.
+#[derive(Debug)]
+pub struct AggregateSpec {
+    pub agg: CollectionAgg,
+    pub name: &'static str,
+    pub body: &'static str,
+    pub returns: &'static str,
+    pub doc: &'static str,
+    pub example: &'static str,
+}
+
+/// Every collection aggregate.
+pub const AGGREGATES: &[AggregateSpec] = &[
+    AggregateSpec {
+        agg: CollectionAgg::Sum,
+        name: "sum",
+        body: "a number or numeric series",
+        returns: "the same dimension; a series (time-aligned) when the body is one",
+        doc: "The sum over the elements.",
+        example: "sum(mbps) over disks where cache != none or role == temp",
+    },
+    AggregateSpec {
+        agg: CollectionAgg::Avg,
+        name: "avg",
+        body: "a number or numeric series",
+        returns: "the same dimension",
+        doc: "The mean over the elements.",
+        example: "avg(p95(latency_ms)) over disks where role == data",
+    },
+    AggregateSpec {
+        agg: CollectionAgg::Min,
+        name: "min",
+        body: "a number or numeric series",
+        returns: "the same dimension",
+        doc: "The smallest over the elements.",
+        example: "min(disk.iops_cap) over disks",
+    },
+    AggregateSpec {
+        agg: CollectionAgg::Max,
+        name: "max",
+        body: "a number or numeric series",
+        returns: "the same dimension",
+        doc: "The largest over the elements.",
+        example: "max(p99(latency_ms)) over disks",
+    },
+    AggregateSpec {
+        agg: CollectionAgg::Count,
+        name: "count",
+        body: "the element, or a bool",
+        returns: "a count: the elements (where the bool holds)",
+        doc: "How many elements pass `where` (and the body, when it is a bool).",
+        example: "count(disk) over disks where role == log",
+    },
+    AggregateSpec {
+        agg: CollectionAgg::Any,
+        name: "any",
+        body: "a bool",
+        returns: "a bool",
+        doc: "Whether the body holds for at least one element.",
+        example: "any(p95(iops) >= disk.iops_cap) over disks",
+    },
+    AggregateSpec {
+        agg: CollectionAgg::All,
+        name: "all",
+        body: "a bool",
+        returns: "a bool",
+        doc: "Whether the body holds for every element (true for none).",
+        example: "all(cache == none) over disks where role == log",
+    },
+];
+
+impl CollectionAgg {
+    pub fn parse(name: &str) -> Option<CollectionAgg> {
+        AGGREGATES.iter().find(|a| a.name == name).map(|a| a.agg)
+    }
+
+    pub fn name(self) -> &'static str {
+        AGGREGATES.iter().find(|a| a.agg == self).map_or("sum", |a| a.name)
+    }
+}

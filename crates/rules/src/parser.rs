@@ -1,0 +1,663 @@
+//! Text to [`ast`](crate::ast). pest `Pair`s never leave this module: they are turned into
+//! the spanned AST here, and pest's errors into [`Error`]s with a span.
+
+use std::sync::LazyLock;
+
+use pest::Parser as _;
+use pest::error::{ErrorVariant, InputLocation};
+use pest::iterators::Pair;
+use pest::pratt_parser::{Assoc, Op, PrattParser};
+
+use crate::ast::Rule as RuleAst;
+use crate::ast::*;
+use crate::diag::{Error, ErrorAt};
+
+#[derive(pest_derive::Parser)]
+#[grammar = "grammar.pest"]
+struct Grammar;
+
+/// Deepest nesting of parentheses, interpolations and prefix operators accepted, and of
+/// the expression tree: keeps recursion (pest's, ours, the checker's, `Drop`'s) bounded
+/// whatever the text.
+pub const MAX_DEPTH: u32 = 32;
+
+/// The largest rule file read, in bytes.
+pub const MAX_LEN: usize = 256 * 1024;
+
+static PRATT: LazyLock<PrattParser<Rule>> = LazyLock::new(|| {
+    PrattParser::new()
+        .op(Op::infix(Rule::op_or, Assoc::Left))
+        .op(Op::infix(Rule::op_and, Assoc::Left))
+        .op(Op::prefix(Rule::op_not))
+        .op(Op::infix(Rule::op_eq, Assoc::Left)
+            | Op::infix(Rule::op_ne, Assoc::Left)
+            | Op::infix(Rule::op_lt, Assoc::Left)
+            | Op::infix(Rule::op_le, Assoc::Left)
+            | Op::infix(Rule::op_gt, Assoc::Left)
+            | Op::infix(Rule::op_ge, Assoc::Left))
+        .op(Op::infix(Rule::op_add, Assoc::Left) | Op::infix(Rule::op_sub, Assoc::Left))
+        .op(Op::infix(Rule::op_mul, Assoc::Left) | Op::infix(Rule::op_div, Assoc::Left))
+        .op(Op::prefix(Rule::op_neg))
+});
+
+type Res<T> = Result<T, ErrorAt>;
+
+/// Parses a rule file. Syntax errors stop at the first one (pest's furthest failure);
+/// misplaced and repeated items are all reported.
+pub fn parse(src: &str) -> Result<File, Vec<ErrorAt>> {
+    prescan(src).map_err(|e| vec![e])?;
+    let mut pairs = Grammar::parse(Rule::file, src).map_err(|e| vec![from_pest(&e, src)])?;
+    let Some(file) = pairs.next() else {
+        return Err(vec![Error::syntax("a rule").at(Span::new(0, 0))]);
+    };
+    build_file(file)
+}
+
+/// Parses one expression (built-in examples, tests).
+pub fn parse_expr(src: &str) -> Res<Expr> {
+    prescan(src)?;
+    let mut pairs = Grammar::parse(Rule::expr_only, src).map_err(|e| from_pest(&e, src))?;
+    let inner = pairs.next().and_then(|p| p.into_inner().next());
+    match inner {
+        Some(p) => Ok(expr(p)?.0),
+        None => Err(Error::syntax("an expression").at(Span::new(0, 0))),
+    }
+}
+
+/// Parses a parameter value as `--set` gives it: `90%`, `2 ms`, `true`.
+pub fn parse_param_value(src: &str) -> Res<ParamValue> {
+    prescan(src)?;
+    let mut pairs = Grammar::parse(Rule::param_value_only, src).map_err(|e| from_pest(&e, src))?;
+    let inner = pairs.next().and_then(|p| p.into_inner().next());
+    match inner {
+        Some(p) => param_value(p),
+        None => Err(Error::syntax("a value").at(Span::new(0, 0))),
+    }
+}
+
+fn span_of(p: &Pair<'_, Rule>) -> Span {
+    let s = p.as_span();
+    Span::new(s.start(), s.end())
+}
+
+fn ident(p: &Pair<'_, Rule>) -> Ident {
+    Ident::new(p.as_str(), span_of(p))
+}
+
+fn syntax(expected: &str, span: Span) -> ErrorAt {
+    Error::syntax(expected).at(span)
+}
+
+/// Where an item may appear: header, bindings, when, evidence/fix, docs.
+fn rank(rule: Rule) -> u8 {
+    match rule {
+        Rule::title_item | Rule::severity_item | Rule::scope_item | Rule::refs_item => 1,
+        Rule::param_item | Rule::let_item => 2,
+        Rule::when_item => 3,
+        Rule::evidence_item | Rule::fix_item => 4,
+        _ => 5,
+    }
+}
+
+fn keyword_of(rule: Rule) -> &'static str {
+    match rule {
+        Rule::title_item => "title",
+        Rule::severity_item => "severity",
+        Rule::scope_item => "scope",
+        Rule::refs_item => "refs",
+        Rule::param_item => "param",
+        Rule::let_item => "let",
+        Rule::when_item => "when",
+        Rule::evidence_item => "evidence",
+        Rule::fix_item => "fix",
+        _ => "doc",
+    }
+}
+
+fn build_file(file: Pair<'_, Rule>) -> Result<File, Vec<ErrorAt>> {
+    let file_span = span_of(&file);
+    let mut errors = Vec::new();
+    let mut inner = file.into_inner();
+    let Some(decl) = inner.next() else {
+        return Err(vec![syntax("`rule ID`", file_span)]);
+    };
+    let decl_span = span_of(&decl);
+    let id = decl
+        .into_inner()
+        .find(|p| p.as_rule() == Rule::rule_id)
+        .map(|p| ident(&p))
+        .unwrap_or_else(|| Ident::new("", decl_span));
+    let mut rule = RuleAst {
+        header: Header {
+            id,
+            title: None,
+            severity: None,
+            scope: None,
+            refs: Vec::new(),
+            span: decl_span,
+        },
+        params: Vec::new(),
+        lets: Vec::new(),
+        when: None,
+        evidence: None,
+        fix: None,
+        docs: Vec::new(),
+    };
+    let mut highest: Option<Rule> = None;
+    for item in inner {
+        let kind = item.as_rule();
+        if kind == Rule::EOI {
+            break;
+        }
+        let span = span_of(&item);
+        let kw_span = item.clone().into_inner().next().map_or(span, |k| span_of(&k));
+        if let Some(h) = highest {
+            if rank(kind) < rank(h) {
+                errors.push(
+                    Error::ItemOutOfOrder { item: keyword_of(kind), after: keyword_of(h) }
+                        .at(kw_span),
+                );
+            }
+        }
+        if highest.is_none_or(|h| rank(kind) > rank(h)) {
+            highest = Some(kind);
+        }
+        if let Err(e) = add_item(&mut rule, item, span, kw_span) {
+            errors.push(e);
+        }
+    }
+    if errors.is_empty() { Ok(File { rule, span: file_span }) } else { Err(errors) }
+}
+
+/// The children of an item after its keyword.
+fn args(item: Pair<'_, Rule>) -> impl Iterator<Item = Pair<'_, Rule>> {
+    item.into_inner().skip(1)
+}
+
+fn set_once<T>(slot: &mut Option<T>, value: T, item: &'static str, at: Span) -> Res<()> {
+    if slot.is_some() {
+        return Err(Error::DuplicateItem { item: item.into() }.at(at));
+    }
+    *slot = Some(value);
+    Ok(())
+}
+
+fn add_item(rule: &mut RuleAst, item: Pair<'_, Rule>, span: Span, kw: Span) -> Res<()> {
+    let kind = item.as_rule();
+    let missing = || syntax("more after the keyword", span);
+    match kind {
+        Rule::title_item => {
+            let s = args(item).next().ok_or_else(missing)?;
+            let t = template(s)?;
+            set_once(&mut rule.header.title, t, "title", kw)
+        }
+        Rule::severity_item => {
+            let w = args(item).next().ok_or_else(missing)?;
+            set_once(&mut rule.header.severity, ident(&w), "severity", kw)
+        }
+        Rule::scope_item => {
+            let w = args(item).next().ok_or_else(missing)?;
+            set_once(&mut rule.header.scope, ident(&w), "scope", kw)
+        }
+        Rule::refs_item => {
+            if !rule.header.refs.is_empty() {
+                return Err(Error::DuplicateItem { item: "refs".into() }.at(kw));
+            }
+            for s in args(item) {
+                rule.header.refs.push(template(s)?);
+            }
+            Ok(())
+        }
+        Rule::param_item => {
+            let mut a = args(item);
+            let name = a.next().ok_or_else(missing)?;
+            let value = a.next().ok_or_else(missing)?;
+            let description = a.next().map(template).transpose()?;
+            rule.params.push(Param {
+                name: ident(&name),
+                default: param_value(value)?,
+                description,
+                span,
+            });
+            Ok(())
+        }
+        Rule::let_item => {
+            let mut a = args(item);
+            let name = a.next().ok_or_else(missing)?;
+            let value = a.next().ok_or_else(missing)?;
+            rule.lets.push(Let { name: ident(&name), value: expr(value)?.0, span });
+            Ok(())
+        }
+        Rule::when_item => {
+            let c = args(item).next().ok_or_else(missing)?;
+            let cond = expr(c)?.0;
+            set_once(&mut rule.when, When { cond, span }, "when", kw)
+        }
+        Rule::evidence_item => {
+            let s = args(item).next().ok_or_else(missing)?;
+            let text = template(s)?;
+            set_once(&mut rule.evidence, Evidence { text, span }, "evidence", kw)
+        }
+        Rule::fix_item => {
+            let s = args(item).next().ok_or_else(missing)?;
+            let text = template(s)?;
+            set_once(&mut rule.fix, Fix { text, span }, "fix", kw)
+        }
+        _ => {
+            let mut a = args(item);
+            let k = a.next().ok_or_else(missing)?;
+            let body = a.next().and_then(|d| d.into_inner().next());
+            let text = body.map(|b| dedent(b.as_str())).unwrap_or_default();
+            rule.docs.push(Doc { kind: ident(&k), text, span });
+            Ok(())
+        }
+    }
+}
+
+/// The text of a `"""` block: the first newline, trailing blank space and the common
+/// indentation of non-blank lines removed.
+pub(crate) fn dedent(raw: &str) -> String {
+    let raw = raw.strip_prefix("\r\n").or_else(|| raw.strip_prefix('\n')).unwrap_or(raw);
+    let raw = raw.trim_end();
+    let indent = raw
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start_matches([' ', '\t']).len())
+        .min()
+        .unwrap_or(0);
+    let mut out = String::new();
+    for (i, line) in raw.lines().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        out.push_str(line.get(indent..).unwrap_or_else(|| line.trim_start()));
+    }
+    out
+}
+
+fn number(p: Pair<'_, Rule>) -> Res<Number> {
+    let span = span_of(&p);
+    let mut inner = p.into_inner();
+    let digits = inner.next().ok_or_else(|| syntax("a number", span))?;
+    let value: f64 =
+        digits.as_str().parse().map_err(|_| Error::NumberOutOfRange.at(span_of(&digits)))?;
+    if !value.is_finite() {
+        return Err(Error::NumberOutOfRange.at(span_of(&digits)));
+    }
+    let unit = match inner.next() {
+        Some(u) => Some(
+            UnitLit::parse(u.as_str()).ok_or_else(|| Error::syntax("a unit").at(span_of(&u)))?,
+        ),
+        None => None,
+    };
+    Ok(Number { value, unit, span })
+}
+
+fn param_value(p: Pair<'_, Rule>) -> Res<ParamValue> {
+    let span = span_of(&p);
+    let mut negative = false;
+    for c in p.into_inner() {
+        match c.as_rule() {
+            Rule::neg_sign => negative = true,
+            Rule::number_lit => {
+                let mut n = number(c)?;
+                if negative {
+                    n.value = -n.value;
+                    n.span = span;
+                }
+                return Ok(ParamValue::Number(n));
+            }
+            Rule::boolean => return Ok(ParamValue::Bool { value: c.as_str() == "true", span }),
+            _ => {}
+        }
+    }
+    Err(syntax("a number or true/false", span))
+}
+
+fn template(p: Pair<'_, Rule>) -> Res<Template> {
+    let span = span_of(&p);
+    let mut parts: Vec<Part> = Vec::new();
+    let push_text = |parts: &mut Vec<Part>, s: &str| {
+        if let Some(Part::Text(t)) = parts.last_mut() {
+            t.push_str(s);
+        } else {
+            parts.push(Part::Text(s.to_owned()));
+        }
+    };
+    for c in p.into_inner() {
+        match c.as_rule() {
+            Rule::str_text => push_text(&mut parts, c.as_str()),
+            Rule::brace_escape => push_text(&mut parts, &c.as_str()[..1]),
+            Rule::str_escape => {
+                let s = match c.as_str() {
+                    "\\n" => "\n",
+                    "\\t" => "\t",
+                    "\\\"" => "\"",
+                    _ => "\\",
+                };
+                push_text(&mut parts, s);
+            }
+            Rule::interp => {
+                let ispan = span_of(&c);
+                let mut inner = c.into_inner();
+                let e = inner.next().ok_or_else(|| syntax("an expression", ispan))?;
+                let e = expr(e)?.0;
+                let decimals = match inner.next() {
+                    Some(spec) => {
+                        let dspan = span_of(&spec);
+                        let digits = spec.into_inner().next().map(|d| d.as_str()).unwrap_or("");
+                        match digits.parse::<u8>() {
+                            Ok(n) if n <= 9 => Some(n),
+                            _ => return Err(Error::BadDecimals.at(dspan)),
+                        }
+                    }
+                    None => None,
+                };
+                parts.push(Part::Interp { expr: e, decimals, span: ispan });
+            }
+            _ => {}
+        }
+    }
+    Ok(Template { parts, span })
+}
+
+fn path(p: Pair<'_, Rule>) -> Path {
+    let span = span_of(&p);
+    Path { segments: p.into_inner().map(|s| ident(&s)).collect(), span }
+}
+
+fn too_deep(depth: u32, span: Span) -> Res<()> {
+    if depth > MAX_DEPTH { Err(Error::TooDeep { max: MAX_DEPTH }.at(span)) } else { Ok(()) }
+}
+
+/// An expression and the depth of its tree.
+fn expr(p: Pair<'_, Rule>) -> Res<(Expr, u32)> {
+    PRATT
+        .map_primary(primary)
+        .map_prefix(|op, rhs| {
+            let (rhs, d) = rhs?;
+            let span = span_of(&op).to(rhs.span);
+            too_deep(d + 1, span)?;
+            let op = if op.as_rule() == Rule::op_not { UnaryOp::Not } else { UnaryOp::Neg };
+            Ok((Expr { kind: ExprKind::Unary { op, operand: Box::new(rhs) }, span }, d + 1))
+        })
+        .map_infix(|lhs, op, rhs| {
+            let (lhs, dl) = lhs?;
+            let (rhs, dr) = rhs?;
+            let span = lhs.span.to(rhs.span);
+            let d = dl.max(dr) + 1;
+            too_deep(d, span)?;
+            let op = match op.as_rule() {
+                Rule::op_or => BinaryOp::Or,
+                Rule::op_and => BinaryOp::And,
+                Rule::op_eq => BinaryOp::Eq,
+                Rule::op_ne => BinaryOp::Ne,
+                Rule::op_lt => BinaryOp::Lt,
+                Rule::op_le => BinaryOp::Le,
+                Rule::op_gt => BinaryOp::Gt,
+                Rule::op_ge => BinaryOp::Ge,
+                Rule::op_add => BinaryOp::Add,
+                Rule::op_sub => BinaryOp::Sub,
+                Rule::op_mul => BinaryOp::Mul,
+                _ => BinaryOp::Div,
+            };
+            Ok((
+                Expr {
+                    kind: ExprKind::Binary { op, lhs: Box::new(lhs), rhs: Box::new(rhs) },
+                    span,
+                },
+                d,
+            ))
+        })
+        .parse(p.into_inner())
+}
+
+fn primary(p: Pair<'_, Rule>) -> Res<(Expr, u32)> {
+    let span = span_of(&p);
+    let leaf = |kind| Ok((Expr { kind, span }, 1));
+    match p.as_rule() {
+        Rule::number_lit => leaf(ExprKind::Number(number(p)?)),
+        Rule::boolean => leaf(ExprKind::Bool(p.as_str() == "true")),
+        Rule::string => leaf(ExprKind::Str(template(p)?)),
+        Rule::path => leaf(ExprKind::Path(path(p))),
+        Rule::paren => {
+            let inner = p.into_inner().next().ok_or_else(|| syntax("an expression", span))?;
+            let (mut e, d) = expr(inner)?;
+            // The parentheses belong to the expression: errors underline them too.
+            e.span = span;
+            Ok((e, d))
+        }
+        Rule::call => {
+            let mut inner = p.into_inner();
+            let func = inner.next().ok_or_else(|| syntax("a function name", span))?;
+            let mut args = Vec::new();
+            let mut depth = 0;
+            for a in inner {
+                let (a, d) = expr(a)?;
+                depth = depth.max(d);
+                args.push(a);
+            }
+            too_deep(depth + 1, span)?;
+            Ok((Expr { kind: ExprKind::Call { func: ident(&func), args }, span }, depth + 1))
+        }
+        Rule::aggregate => {
+            let mut inner = p.into_inner();
+            let func = inner.next().ok_or_else(|| syntax("a function name", span))?;
+            let body = inner.next().ok_or_else(|| syntax("an expression", span))?;
+            let (body, mut depth) = expr(body)?;
+            let mut over = None;
+            let mut filter = None;
+            for c in inner {
+                match c.as_rule() {
+                    Rule::collection => over = Some(path(c)),
+                    Rule::where_clause => {
+                        if let Some(cond) = c.into_inner().find(|x| x.as_rule() == Rule::expr) {
+                            let (f, d) = expr(cond)?;
+                            depth = depth.max(d);
+                            filter = Some(Box::new(f));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let over = over.ok_or_else(|| syntax("a collection", span))?;
+            too_deep(depth + 1, span)?;
+            let kind =
+                ExprKind::Aggregate { func: ident(&func), body: Box::new(body), over, filter };
+            Ok((Expr { kind, span }, depth + 1))
+        }
+        Rule::expr => expr(p),
+        _ => Err(syntax("an expression", span)),
+    }
+}
+
+/// Rejects, before pest sees it, text whose nesting would recurse too deep: parentheses,
+/// interpolations and runs of prefix operators beyond [`MAX_DEPTH`], and files beyond
+/// [`MAX_LEN`].
+fn prescan(src: &str) -> Res<()> {
+    if src.len() > MAX_LEN {
+        return Err(Error::TooLarge { max: MAX_LEN }.at(Span::new(0, 0)));
+    }
+    #[derive(PartialEq)]
+    enum Mode {
+        Code,
+        Str,
+    }
+    let bytes = src.as_bytes();
+    let mut stack = vec![Mode::Code];
+    let mut prefix_run = 0u32;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let top = stack.last().unwrap_or(&Mode::Code);
+        if *top == Mode::Str {
+            match b {
+                b'\\' => i += 1,
+                b'"' | b'\n' => {
+                    stack.pop();
+                }
+                b'{' if bytes.get(i + 1) == Some(&b'{') => i += 1,
+                b'{' => stack.push(Mode::Code),
+                _ => {}
+            }
+            i += 1;
+        } else {
+            match b {
+                b'#' => {
+                    while i < bytes.len() && bytes[i] != b'\n' {
+                        i += 1;
+                    }
+                }
+                b'"' if bytes[i..].starts_with(b"\"\"\"") => {
+                    i += 3;
+                    while i < bytes.len() && !bytes[i..].starts_with(b"\"\"\"") {
+                        i += 1;
+                    }
+                    i += 3;
+                    prefix_run = 0;
+                    continue;
+                }
+                b'"' => {
+                    stack.push(Mode::Str);
+                    prefix_run = 0;
+                }
+                b'(' => stack.push(Mode::Code),
+                b')' | b'}' if stack.len() > 1 => {
+                    stack.pop();
+                    prefix_run = 0;
+                }
+                b'-' => prefix_run += 1,
+                b' ' | b'\t' | b'\r' | b'\n' => {}
+                _ if b.is_ascii_alphanumeric() || b == b'_' => {
+                    let start = i;
+                    while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_')
+                    {
+                        i += 1;
+                    }
+                    if &bytes[start..i] == b"not" {
+                        prefix_run += 1;
+                    } else {
+                        prefix_run = 0;
+                    }
+                    continue;
+                }
+                _ => prefix_run = 0,
+            }
+            i += 1;
+        }
+        let depth = stack.len() as u32;
+        if depth > MAX_DEPTH || prefix_run > MAX_DEPTH {
+            let at = i.saturating_sub(1).min(src.len());
+            let start = (0..=at).rev().find(|&k| src.is_char_boundary(k)).unwrap_or(0);
+            return Err(Error::TooDeep { max: MAX_DEPTH }.at(Span::new(start, start)));
+        }
+    }
+    Ok(())
+}
+
+/// A human name for what the grammar expected.
+fn expected_name(r: Rule) -> &'static str {
+    match r {
+        Rule::expr | Rule::paren | Rule::path | Rule::call | Rule::aggregate => "an expression",
+        Rule::op_neg | Rule::op_not => "an expression",
+        Rule::op_or
+        | Rule::op_and
+        | Rule::op_eq
+        | Rule::op_ne
+        | Rule::op_lt
+        | Rule::op_le
+        | Rule::op_gt
+        | Rule::op_ge
+        | Rule::op_add
+        | Rule::op_sub
+        | Rule::op_mul
+        | Rule::op_div => "an operator",
+        Rule::number_lit | Rule::number => "a number",
+        Rule::unit => "a unit",
+        Rule::boolean => "true or false",
+        Rule::string => "a string \"...\"",
+        Rule::doc_string => "a \"\"\" block",
+        Rule::name => "a name",
+        Rule::field => "a field name",
+        Rule::word => "a word",
+        Rule::rule_id => "a rule id",
+        Rule::kw_rule | Rule::rule_decl => "`rule ID`",
+        Rule::kw_over => "`over`",
+        Rule::kw_where | Rule::where_clause => "`where`",
+        Rule::collection => "a collection",
+        Rule::param_value => "a number or true/false",
+        Rule::format_spec => "`:.N`",
+        Rule::interp => "`{`",
+        Rule::EOI => "the end of the file",
+        Rule::title_item
+        | Rule::severity_item
+        | Rule::scope_item
+        | Rule::refs_item
+        | Rule::param_item
+        | Rule::let_item
+        | Rule::when_item
+        | Rule::evidence_item
+        | Rule::fix_item
+        | Rule::doc_item
+        | Rule::kw_title
+        | Rule::kw_severity
+        | Rule::kw_scope
+        | Rule::kw_refs
+        | Rule::kw_param
+        | Rule::kw_let
+        | Rule::kw_when
+        | Rule::kw_evidence
+        | Rule::kw_fix
+        | Rule::kw_doc => {
+            "an item (title, severity, scope, refs, param, let, when, evidence, fix, doc)"
+        }
+        _ => "something else",
+    }
+}
+
+fn from_pest(e: &pest::error::Error<Rule>, src: &str) -> ErrorAt {
+    let (start, end) = match e.location {
+        InputLocation::Pos(p) => (p, p),
+        InputLocation::Span((s, e)) => (s, e),
+    };
+    let start = start.min(src.len());
+    let end = end.clamp(start, src.len());
+    let expected = match &e.variant {
+        ErrorVariant::ParsingError { positives, .. } => {
+            let mut names: Vec<&str> = Vec::new();
+            for r in positives {
+                let n = expected_name(*r);
+                if !names.contains(&n) {
+                    names.push(n);
+                }
+            }
+            match names.len() {
+                0 => "something else".to_owned(),
+                1 => names[0].to_owned(),
+                n => format!("{} or {}", names[..n - 1].join(", "), names[n - 1]),
+            }
+        }
+        ErrorVariant::CustomError { message } => message.clone(),
+    };
+    // Point at the offending token (or character) rather than at nothing.
+    let mut stop = end;
+    if stop == start {
+        let rest = &src[start..];
+        let tok = rest
+            .char_indices()
+            .take_while(|(_, c)| c.is_alphanumeric() || *c == '_')
+            .last()
+            .map(|(i, c)| i + c.len_utf8());
+        stop = start + tok.unwrap_or_else(|| rest.chars().next().map_or(0, |c| c.len_utf8()));
+        if rest.starts_with('\n') || rest.starts_with('\r') {
+            stop = start;
+        }
+    }
+    let found = match src[start..stop].trim() {
+        "" if start >= src.trim_end().len() => Some("the end of the file".to_owned()),
+        "" => None,
+        t => Some(format!("`{t}`")),
+    };
+    Error::Syntax { expected, found }.at(Span::new(start, stop))
+}
