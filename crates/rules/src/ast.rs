@@ -155,7 +155,14 @@ impl Number {
     /// The value in the unit its dimension is stored in: bytes, seconds, bytes/s, IO/s,
     /// a fraction.
     pub fn base_value(&self) -> f64 {
-        self.unit.map_or(self.value, |u| self.value * u.factor())
+        // Divide for units below the stored one: 95 / 100 is exactly 0.95, 95 * 0.01 is not.
+        match self.unit {
+            None => self.value,
+            Some(UnitLit::Percent) => self.value / 100.0,
+            Some(UnitLit::Ms) => self.value / 1e3,
+            Some(UnitLit::Us) => self.value / 1e6,
+            Some(u) => self.value * u.factor(),
+        }
     }
 }
 

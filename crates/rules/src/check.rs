@@ -13,8 +13,8 @@ use crate::ast::{
 use crate::builtins::{self, AGGREGATES, Builtin, CollectionAgg};
 use crate::diag::{Error, ErrorAt, suggest};
 use crate::types::{
-    BenchField, CacheMode, Dim, DiskField, ElementKind, Field, HOST_METRICS, PoolField, Role,
-    Scope, Severity, TargetField, Ty, VmField, metric_dim,
+    CacheMode, Dim, ElementKind, Field, HOST_METRICS, Role, Scope, Severity, Ty, VmField,
+    metric_dim,
 };
 
 /// A rule that passed the checker: everything the evaluator and `explain` need.
@@ -215,6 +215,7 @@ pub fn check(file: &ast::File, src: &str, path: &str) -> Result<CheckedRule, Vec
         visible_lets: 0,
         elements: Vec::new(),
         overs: 0,
+        bare_fields: Vec::new(),
     };
     c.run(file, path)
 }
@@ -231,6 +232,9 @@ struct Checker<'a> {
     /// Elements in reach, innermost last.
     elements: Vec<(ElementKind, Subject)>,
     overs: u8,
+    /// Field names usable bare in this rule: the scope element's and those of every
+    /// collection it aggregates over. A let or param may not take them.
+    bare_fields: Vec<&'static str>,
 }
 
 fn line_of(src: &str, span: Span) -> usize {
@@ -264,6 +268,59 @@ fn kebab(id: &str) -> String {
         }
     }
     out.trim_matches('-').to_owned()
+}
+
+/// The kinds of element the rule's aggregates iterate (`over disks` gives disk).
+fn aggregated_elements(r: &ast::Rule) -> Vec<ElementKind> {
+    fn walk(e: &Expr, out: &mut Vec<ElementKind>) {
+        match &e.kind {
+            ExprKind::Aggregate { body, over, filter, .. } => {
+                let k = match over.to_string().as_str() {
+                    "disks" | "pool.members" => Some(ElementKind::Disk),
+                    "pools" => Some(ElementKind::Pool),
+                    "targets" => Some(ElementKind::Target),
+                    "benches" => Some(ElementKind::Bench),
+                    _ => None,
+                };
+                out.extend(k);
+                walk(body, out);
+                if let Some(f) = filter {
+                    walk(f, out);
+                }
+            }
+            ExprKind::Unary { operand, .. } => walk(operand, out),
+            ExprKind::Binary { lhs, rhs, .. } => {
+                walk(lhs, out);
+                walk(rhs, out);
+            }
+            ExprKind::Call { args, .. } => args.iter().for_each(|a| walk(a, out)),
+            ExprKind::Str(t) => walk_template(t, out),
+            ExprKind::Number(_) | ExprKind::Bool(_) | ExprKind::Path(_) => {}
+        }
+    }
+    fn walk_template(t: &Template, out: &mut Vec<ElementKind>) {
+        for p in &t.parts {
+            if let Part::Interp { expr, .. } = p {
+                walk(expr, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for l in &r.lets {
+        walk(&l.value, &mut out);
+    }
+    if let Some(w) = &r.when {
+        walk(&w.cond, &mut out);
+    }
+    for t in [r.evidence.as_ref().map(|e| &e.text), r.fix.as_ref().map(|f| &f.text)]
+        .into_iter()
+        .flatten()
+    {
+        walk_template(t, &mut out);
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 impl<'a> Checker<'a> {
@@ -341,6 +398,13 @@ impl<'a> Checker<'a> {
             self.elements.push((k, Subject::Scope));
         }
 
+        if let Some(k) = self.scope.element() {
+            self.bare_fields.extend(k.field_names());
+        }
+        for k in aggregated_elements(r) {
+            self.bare_fields.extend(k.field_names());
+        }
+
         // Parameters: visible everywhere.
         let mut params = Vec::new();
         let mut names: Vec<(&str, Span)> = Vec::new();
@@ -365,6 +429,12 @@ impl<'a> Checker<'a> {
                 description,
                 span: p.span,
             });
+        }
+
+        // Without a known scope, names cannot be resolved: report the header only.
+        if scope.is_none() {
+            self.docs();
+            return Err(std::mem::take(&mut self.errors));
         }
 
         // Lets, in order; a failed let is `None` and silences errors about its uses.
@@ -461,11 +531,7 @@ impl<'a> Checker<'a> {
             || CollectionAgg::parse(n).is_some()
         {
             Some("a built-in function")
-        } else if DiskField::parse(n).is_some()
-            || PoolField::parse(n).is_some()
-            || BenchField::parse(n).is_some()
-            || TargetField::parse(n).is_some()
-        {
+        } else if self.bare_fields.contains(&n) {
             Some("a field name (usable bare inside `over` and per-element scopes)")
         } else {
             None
@@ -551,9 +617,7 @@ impl<'a> Checker<'a> {
             ExprKind::Bool(b) => Self::texpr(TKind::Bool(*b), Ty::scalar(Dim::Bool), span),
             ExprKind::Str(t) => {
                 let s = self.plain(t);
-                if t.as_plain().is_none() {
-                    return None;
-                }
+                t.as_plain()?;
                 Self::texpr(TKind::Text(s), Ty::scalar(Dim::Text), span)
             }
             ExprKind::Path(p) => self.path(p),
@@ -649,9 +713,9 @@ impl<'a> Checker<'a> {
             BinaryOp::Mul | BinaryOp::Div => {
                 self.numeric(op, lhs, rhs, l, r)?;
                 let d = if op == BinaryOp::Mul {
-                    Dim::mul(l.ty.dim, r.ty.dim)
+                    Dim::product(l.ty.dim, r.ty.dim)
                 } else {
-                    Dim::div(l.ty.dim, r.ty.dim)
+                    Dim::quotient(l.ty.dim, r.ty.dim)
                 };
                 match d {
                     Some(dim) => Some(Ty { dim, series }),
@@ -707,15 +771,15 @@ impl<'a> Checker<'a> {
         let (a, b) = (l.ty.dim, r.ty.dim);
         // A ratio against a plain number above 1 is almost always a forgotten `%`.
         for (t, other) in [(l, rhs), (r, lhs)] {
-            if t.ty.dim == Dim::Ratio {
-                if let ExprKind::Number(n) = &other.kind {
-                    if n.unit.is_none() && n.value > 1.0 {
-                        let value = crate::print::number_text(n.value);
-                        let percent = crate::print::number_text(n.value * 100.0);
-                        self.err(Error::RatioVsPlain { value, percent }, other.span);
-                        return None;
-                    }
-                }
+            if t.ty.dim == Dim::Ratio
+                && let ExprKind::Number(n) = &other.kind
+                && n.unit.is_none()
+                && n.value > 1.0
+            {
+                let value = crate::print::number_text(n.value);
+                let percent = crate::print::number_text(n.value * 100.0);
+                self.err(Error::RatioVsPlain { value, percent }, other.span);
+                return None;
             }
         }
         if let Some(d) = Dim::unify(a, b) {
@@ -930,11 +994,6 @@ impl<'a> Checker<'a> {
             let ty = self.lets.get(i)?.as_ref()?.ty;
             return Self::texpr(TKind::Ref(Ref::Let(i)), ty, span);
         }
-        if let Some(l) = self.rule.lets[self.visible_lets..].iter().find(|l| l.name.name == n) {
-            let line = line_of(self.src, l.span);
-            self.err(Error::UseBeforeLet { name: n.into(), line }, span);
-            return None;
-        }
         if let Ok(metric) = n.parse::<Metric>() {
             let Some(&(_, of)) = self.elements.last() else {
                 self.err(Error::BareMetricInVm { metric: n.into() }, span);
@@ -970,6 +1029,11 @@ impl<'a> Checker<'a> {
                 return None;
             };
             return Self::texpr(TKind::Ref(Ref::Element(of)), Ty::scalar(Dim::Element(kind)), span);
+        }
+        if let Some(l) = self.rule.lets[self.visible_lets..].iter().find(|l| l.name.name == n) {
+            let line = line_of(self.src, l.span);
+            self.err(Error::UseBeforeLet { name: n.into(), line }, span);
+            return None;
         }
         let hint = match n {
             "vm" => Some("`vm` is an object: use a field, like `vm.cached_mbps`".to_owned()),

@@ -131,12 +131,12 @@ impl Error {
 
     /// Attaches where it happened.
     pub fn at(self, span: Span) -> ErrorAt {
-        ErrorAt { error: self, span: Some(span) }
+        ErrorAt { error: Box::new(self), span: Some(span) }
     }
 
     /// No place in a file (a `--set` option, a folder).
     pub fn nowhere(self) -> ErrorAt {
-        ErrorAt { error: self, span: None }
+        ErrorAt { error: Box::new(self), span: None }
     }
 
     /// The stable code, e.g. `E0101`.
@@ -236,9 +236,12 @@ impl Error {
             | UnknownRule { suggestion, .. }
             | UnknownParam { suggestion, .. } => did_you_mean(suggestion),
             UnknownName { suggestion, hint, .. } => did_you_mean(suggestion).or_else(|| hint.clone()),
-            BareMetricInVm { metric } => Some(format!(
-                "reach it through a collection: `sum({metric}) over disks`, or `host.{metric}` for cpu_pct and available_memory_mib"
-            )),
+            BareMetricInVm { metric } if metric == "cpu_pct" || metric == "available_memory_mib" => {
+                Some(format!("the host's series is `host.{metric}`"))
+            }
+            BareMetricInVm { metric } => {
+                Some(format!("reach it through a collection: `sum({metric}) over disks`"))
+            }
             NotAnAggregate { name } => Some(format!("aggregate first, then reduce over time: `{name}(sum(x) over disks)`")),
             AggregateWithoutOver { name } => Some(format!("`{name}(mbps) over disks`")),
             DimensionMismatch { hint, .. } => hint.clone(),
@@ -266,7 +269,8 @@ fn plural(object: &str) -> String {
 /// An [`Error`] and, where known, the span it is about.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ErrorAt {
-    pub error: Error,
+    /// Boxed: errors travel up through every parser and checker function.
+    pub error: Box<Error>,
     pub span: Option<Span>,
 }
 
@@ -315,7 +319,7 @@ impl Diagnostic {
             source,
             note: e.error.note(),
             help: e.error.help(),
-            error: e.error,
+            error: *e.error,
         }
     }
 
@@ -333,7 +337,9 @@ impl fmt::Display for Diagnostic {
         writeln!(f, "error[{}]: {}", self.code, self.message)?;
         let gutter = self.source.as_ref().map_or(1, |s| s.line.to_string().len());
         let pad = " ".repeat(gutter);
-        writeln!(f, "{pad}--> {}", self.location())?;
+        if !self.file.is_empty() {
+            writeln!(f, "{pad}--> {}", self.location())?;
+        }
         if let Some(s) = &self.source {
             writeln!(f, "{pad} |")?;
             writeln!(f, "{} | {}", s.line, s.text)?;
@@ -378,7 +384,15 @@ fn floor_boundary(s: &str, mut i: usize) -> usize {
 
 /// The closest of `candidates` to `word`, when it is close enough to be a typo.
 pub fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
-    let mut best: Option<(usize, f64, &str)> = None;
+    let sorted = |s: &str| {
+        let mut v: Vec<char> = s.chars().collect();
+        v.sort_unstable();
+        v
+    };
+    let letters = sorted(word);
+    // Lower is better: edit distance, then swapped letters first (`p59` is `p95`), then
+    // Jaro-Winkler similarity.
+    let mut best: Option<((usize, bool, f64), &str)> = None;
     for c in candidates {
         if c == word {
             continue;
@@ -386,18 +400,20 @@ pub fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
         let d = strsim::damerau_levenshtein(word, c);
         let jw = strsim::jaro_winkler(word, c);
         let limit = (word.chars().count().max(c.chars().count()) / 3).max(1);
-        if d > limit && jw < 0.9 {
+        let prefix = word.chars().count() >= 3 && c.starts_with(word);
+        if d > limit && jw < 0.9 && !prefix {
             continue;
         }
-        let better = match best {
+        let key = (d, sorted(c) != letters, -jw);
+        let better = match &best {
             None => true,
-            Some((bd, bjw, _)) => d < bd || (d == bd && jw > bjw),
+            Some((b, _)) => key.0 < b.0 || (key.0 == b.0 && (key.1, key.2) < (b.1, b.2)),
         };
         if better {
-            best = Some((d, jw, c));
+            best = Some((key, c));
         }
     }
-    best.map(|(_, _, c)| c.to_owned())
+    best.map(|(_, c)| c.to_owned())
 }
 
 #[cfg(test)]
@@ -416,6 +432,7 @@ mod tests {
             Some("cached_mbps")
         );
         assert_eq!(suggest("zzz", ["critical", "warning", "info"]), None);
+        assert_eq!(suggest("cpu", ["cpu_pct", "available_memory_mib"]).as_deref(), Some("cpu_pct"));
     }
 
     #[test]

@@ -151,13 +151,12 @@ fn build_file(file: Pair<'_, Rule>) -> Result<File, Vec<ErrorAt>> {
         }
         let span = span_of(&item);
         let kw_span = item.clone().into_inner().next().map_or(span, |k| span_of(&k));
-        if let Some(h) = highest {
-            if rank(kind) < rank(h) {
-                errors.push(
-                    Error::ItemOutOfOrder { item: keyword_of(kind), after: keyword_of(h) }
-                        .at(kw_span),
-                );
-            }
+        if let Some(h) = highest
+            && rank(kind) < rank(h)
+        {
+            errors.push(
+                Error::ItemOutOfOrder { item: keyword_of(kind), after: keyword_of(h) }.at(kw_span),
+            );
         }
         if highest.is_none_or(|h| rank(kind) > rank(h)) {
             highest = Some(kind);
@@ -588,7 +587,9 @@ fn expected_name(r: Rule) -> &'static str {
         Rule::collection => "a collection",
         Rule::param_value => "a number or true/false",
         Rule::format_spec => "`:.N`",
-        Rule::interp => "`{`",
+        Rule::interp | Rule::str_text | Rule::str_escape | Rule::brace_escape => {
+            "`\"` to close the string"
+        }
         Rule::EOI => "the end of the file",
         Rule::title_item
         | Rule::severity_item
@@ -660,4 +661,85 @@ fn from_pest(e: &pest::error::Error<Rule>, src: &str) -> ErrorAt {
         t => Some(format!("`{t}`")),
     };
     Error::Syntax { expected, found }.at(Span::new(start, stop))
+}
+
+#[cfg(test)]
+mod tests {
+    use pest::{consumes_to, fails_with, parses_to};
+
+    use super::*;
+
+    #[test]
+    fn a_number_takes_its_unit_across_a_space() {
+        parses_to! {
+            parser: Grammar,
+            input: "200 MB/s",
+            rule: Rule::number_lit,
+            tokens: [number_lit(0, 8, [number(0, 3), unit(4, 8)])]
+        };
+        parses_to! {
+            parser: Grammar,
+            input: "95%",
+            rule: Rule::number_lit,
+            tokens: [number_lit(0, 3, [number(0, 2), unit(2, 3)])]
+        };
+    }
+
+    #[test]
+    fn a_unit_ends_at_a_word_boundary() {
+        // `5 sum` is the number 5: `s` must not be read as seconds.
+        parses_to! {
+            parser: Grammar,
+            input: "5 sum",
+            rule: Rule::number_lit,
+            tokens: [number_lit(0, 1, [number(0, 1)])]
+        };
+    }
+
+    #[test]
+    fn keywords_are_not_names() {
+        fails_with! {
+            parser: Grammar,
+            input: "where",
+            rule: Rule::name,
+            positives: vec![Rule::name],
+            negatives: vec![],
+            pos: 0
+        };
+    }
+
+    #[test]
+    fn interpolations_and_escapes() {
+        let e = parse_expr(r#""a {{b}} {x:.2} \"q\"""#).expect("parses");
+        let ExprKind::Str(t) = e.kind else { panic!("{e:?}") };
+        assert_eq!(t.parts.len(), 3);
+        assert_eq!(t.parts[0], Part::Text("a {b} ".into()));
+        assert!(matches!(&t.parts[1], Part::Interp { decimals: Some(2), .. }));
+        assert_eq!(t.parts[2], Part::Text(" \"q\"".into()));
+    }
+
+    #[test]
+    fn precedence_follows_the_reference() {
+        let show = |s: &str| crate::print::expr(&parse_expr(s).expect("parses"));
+        assert_eq!(show("not a == b and c or d"), "not a == b and c or d");
+        assert_eq!(show("(a + b) * c"), "(a + b) * c");
+        assert_eq!(show("a - (b - c)"), "a - (b - c)");
+        assert_eq!(show("(not a) == b"), "(not a) == b");
+        assert_eq!(show("-a * b"), "-a * b");
+        let e = parse_expr("not a == b").expect("parses");
+        assert!(matches!(e.kind, ExprKind::Unary { op: UnaryOp::Not, .. }));
+    }
+
+    #[test]
+    fn where_takes_the_rest_of_the_expression() {
+        let e =
+            parse_expr("sum(mbps) over disks where cache != none or role == temp").expect("parses");
+        let ExprKind::Aggregate { filter: Some(f), .. } = e.kind else { panic!() };
+        assert!(matches!(f.kind, ExprKind::Binary { op: BinaryOp::Or, .. }));
+    }
+
+    #[test]
+    fn doc_blocks_are_dedented() {
+        assert_eq!(dedent("\n    a\n      b\n\n    c\n  "), "a\n  b\n\nc");
+    }
 }

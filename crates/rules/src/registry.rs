@@ -47,7 +47,7 @@ pub fn shipped_files() -> Vec<RuleFile> {
 }
 
 /// Every `*.rule` file under `dir` (recursively), sorted by path.
-pub fn dir_files(dir: &Path) -> Result<Vec<RuleFile>, Diagnostic> {
+pub fn dir_files(dir: &Path) -> Result<Vec<RuleFile>, Box<Diagnostic>> {
     let io = |p: &Path, e: std::io::Error| {
         let shown = p.display().to_string();
         Diagnostic::new(
@@ -77,11 +77,11 @@ pub fn dir_files(dir: &Path) -> Result<Vec<RuleFile>, Diagnostic> {
             let bytes = std::fs::read(&p).map_err(|e| io(&p, e))?;
             let text = String::from_utf8(bytes).map_err(|_| {
                 let shown = p.display().to_string();
-                Diagnostic::new(
+                Box::new(Diagnostic::new(
                     &shown,
                     "",
                     Error::Io { path: shown.clone(), message: "not UTF-8 text".into() }.nowhere(),
-                )
+                ))
             })?;
             Ok(RuleFile { path: p.display().to_string(), text })
         })
@@ -139,7 +139,7 @@ impl Registry {
     /// Adds every rule of a `--rules` folder; one with a shipped rule's id replaces it.
     /// Two user rules with one id are an error naming both files.
     pub fn load_dir(&mut self, dir: &Path) -> Result<usize, LoadError> {
-        let files = dir_files(dir).map_err(|d| LoadError { diagnostics: vec![d] })?;
+        let files = dir_files(dir).map_err(|d| LoadError { diagnostics: vec![*d] })?;
         self.add_files(files, &Origin::Dir(dir.to_path_buf()))
     }
 
@@ -214,14 +214,14 @@ impl Registry {
     /// The error for an id not in the registry.
     pub fn unknown_rule(&self, id: &str) -> Diagnostic {
         let e = Error::UnknownRule { id: id.to_owned(), suggestion: self.suggest_id(id) };
-        Diagnostic::new(id, "", e.nowhere())
+        Diagnostic::new("", "", e.nowhere())
     }
 
     /// Applies `--set RULE-ID.PARAM=VALUE`.
-    pub fn set(&mut self, text: &str) -> Result<(), Diagnostic> {
+    pub fn set(&mut self, text: &str) -> Result<(), Box<Diagnostic>> {
         let s = parse_set(text)?;
         let shown = format!("--set {text}");
-        let fail = |e: Error| Diagnostic::new(&shown, "", e.nowhere());
+        let fail = |e: Error| Box::new(Diagnostic::new(&shown, "", e.nowhere()));
         let Some(i) = self.rules.iter().position(|(r, _)| r.id == s.rule) else {
             return Err(fail(Error::UnknownRule {
                 suggestion: self.suggest_id(&s.rule),
@@ -286,16 +286,17 @@ pub struct Setting {
 }
 
 /// Splits and parses `RULE-ID.PARAM=VALUE` (the value as a parameter default is written).
-pub fn parse_set(text: &str) -> Result<Setting, Diagnostic> {
+pub fn parse_set(text: &str) -> Result<Setting, Box<Diagnostic>> {
     let shown = format!("--set {text}");
-    let bad = || Diagnostic::new(&shown, "", Error::BadSet { text: text.to_owned() }.nowhere());
+    let bad =
+        || Box::new(Diagnostic::new(&shown, "", Error::BadSet { text: text.to_owned() }.nowhere()));
     let (key, value) = text.split_once('=').ok_or_else(bad)?;
     let (rule, param) = key.trim().rsplit_once('.').ok_or_else(bad)?;
     if rule.is_empty() || param.is_empty() || value.trim().is_empty() {
         return Err(bad());
     }
-    let v =
-        crate::parser::parse_param_value(value).map_err(|e| Diagnostic::new(&shown, value, e))?;
+    let v = crate::parser::parse_param_value(value)
+        .map_err(|e| Box::new(Diagnostic::new(&shown, value, e)))?;
     Ok(Setting {
         rule: rule.to_owned(),
         param: param.to_owned(),

@@ -81,7 +81,7 @@ impl Dim {
     }
 
     /// `a * b`, or `None` when the product has no known dimension (`iops * iops`).
-    pub fn mul(a: Dim, b: Dim) -> Option<Dim> {
+    pub fn product(a: Dim, b: Dim) -> Option<Dim> {
         let (ea, eb) = (a.exps()?, b.exps()?);
         match (a.is_dimensionless(), b.is_dimensionless()) {
             (true, true) => Some(Self::dimensionless_join(a, b)),
@@ -92,7 +92,7 @@ impl Dim {
     }
 
     /// `a / b`: a dimension over itself is a ratio; over a plain number, itself.
-    pub fn div(a: Dim, b: Dim) -> Option<Dim> {
+    pub fn quotient(a: Dim, b: Dim) -> Option<Dim> {
         let (ea, eb) = (a.exps()?, b.exps()?);
         match (a.is_dimensionless(), b.is_dimensionless()) {
             (true, true) => Some(Self::dimensionless_join(a, b)),
@@ -243,7 +243,7 @@ macro_rules! word_enum {
 
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(self.as_str())
+                f.pad(self.as_str())
             }
         }
     };
@@ -512,19 +512,19 @@ mod tests {
 
     #[test]
     fn the_algebra_of_the_reference() {
-        assert_eq!(Dim::mul(Dim::Rate, Dim::Time), Some(Dim::Count));
-        assert_eq!(Dim::div(Dim::Throughput, Dim::Rate), Some(Dim::Size));
-        assert_eq!(Dim::div(Dim::Number, Dim::Time), Some(Dim::Rate));
-        assert_eq!(Dim::div(Dim::Count, Dim::Time), Some(Dim::Rate));
-        assert_eq!(Dim::mul(Dim::Size, Dim::Rate), Some(Dim::Throughput));
-        assert_eq!(Dim::mul(Dim::Throughput, Dim::Ratio), Some(Dim::Throughput));
-        assert_eq!(Dim::div(Dim::Throughput, Dim::Throughput), Some(Dim::Ratio));
-        assert_eq!(Dim::div(Dim::Count, Dim::Count), Some(Dim::Count));
-        assert_eq!(Dim::mul(Dim::Rate, Dim::Rate), None);
+        assert_eq!(Dim::product(Dim::Rate, Dim::Time), Some(Dim::Count));
+        assert_eq!(Dim::quotient(Dim::Throughput, Dim::Rate), Some(Dim::Size));
+        assert_eq!(Dim::quotient(Dim::Number, Dim::Time), Some(Dim::Rate));
+        assert_eq!(Dim::quotient(Dim::Count, Dim::Time), Some(Dim::Rate));
+        assert_eq!(Dim::product(Dim::Size, Dim::Rate), Some(Dim::Throughput));
+        assert_eq!(Dim::product(Dim::Throughput, Dim::Ratio), Some(Dim::Throughput));
+        assert_eq!(Dim::quotient(Dim::Throughput, Dim::Throughput), Some(Dim::Ratio));
+        assert_eq!(Dim::quotient(Dim::Count, Dim::Count), Some(Dim::Count));
+        assert_eq!(Dim::product(Dim::Rate, Dim::Rate), None);
         assert_eq!(Dim::unify(Dim::Rate, Dim::Throughput), None);
         assert_eq!(Dim::unify(Dim::Number, Dim::Ratio), Some(Dim::Ratio));
         assert_eq!(Dim::unify(Dim::Ratio, Dim::Count), None);
-        assert_eq!(Dim::mul(Dim::Bool, Dim::Count), None);
+        assert_eq!(Dim::product(Dim::Bool, Dim::Count), None);
     }
 
     #[test]
