@@ -2,6 +2,7 @@
 
 mod catalog_cmd;
 mod inspect_cmd;
+mod rules_cmd;
 mod text;
 
 use std::process::ExitCode;
@@ -26,6 +27,8 @@ enum Command {
     Inspect(inspect_cmd::InspectArgs),
     /// Azure VM size and disk SKU limits from the built-in catalog, with their sources.
     Catalog(catalog_cmd::CatalogArgs),
+    /// The ruleset: list the rules, check rule files, explain a rule.
+    Rules(rules_cmd::RulesArgs),
 }
 
 fn main() -> ExitCode {
@@ -39,6 +42,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Inspect(args) => inspect_cmd::run(args),
         Command::Catalog(args) => catalog_cmd::run(args),
+        Command::Rules(args) => rules_cmd::run(args),
     };
     match result {
         Ok(code) => code,
