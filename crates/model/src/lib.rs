@@ -3,10 +3,15 @@
 //! Nothing here knows a file format, polars, TOML or HTML: readers produce these types,
 //! the normalizer turns them into the canonical frame, rules and reports read them.
 
+mod analysis;
 mod capture;
 mod location;
 mod metric;
 
+pub use analysis::{
+    Analysis, CapLine, ChartSeries, Finding, InputSummary, MetricSummary, NotEvaluated,
+    PercentileCurve, REPORT_SCHEMA, Severity, TargetSummary, ToolInfo,
+};
 pub use capture::{
     BenchSettings, CaptureMeta, Direction, Format, RawCapture, SourcePercentile, Table, Target,
     TargetKind, Warning,

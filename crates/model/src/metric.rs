@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 pub enum Unit {
     /// IO operations per second.
     PerSecond,
-    /// MiB per second (2^20 bytes). Azure's "MB/s" limits are read the same way.
+    /// MiB per second (2^20 bytes). Azure publishes its limits in MB/s of 10^6 bytes: the
+    /// rules convert, so a capture's 200 MiB/s is 209.7 MB/s against a 200 MB/s cap.
     MibPerSecond,
     /// Milliseconds.
     Milliseconds,
@@ -28,7 +29,7 @@ impl Unit {
     pub fn suffix(self) -> &'static str {
         match self {
             Self::PerSecond => "IOPS",
-            Self::MibPerSecond => "MB/s",
+            Self::MibPerSecond => "MiB/s",
             Self::Milliseconds => "ms",
             Self::Kib => "KiB",
             Self::Mib => "MiB",

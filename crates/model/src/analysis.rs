@@ -1,0 +1,205 @@
+//! What an analysis produces: findings, rules not evaluated, per-target statistics, and
+//! the inputs they came from. This is the shape of the JSON report (`advisor.report/v1`)
+//! and what every report format renders.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// The schema identifier of the JSON report.
+pub const REPORT_SCHEMA: &str = "advisor.report/v1";
+
+/// How bad a finding is. Ordered: `Info < Warning < Critical`.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    Info,
+    Warning,
+    Critical,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Info => "info",
+            Self::Warning => "warning",
+            Self::Critical => "critical",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Severity {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "info" => Ok(Self::Info),
+            "warning" => Ok(Self::Warning),
+            "critical" => Ok(Self::Critical),
+            _ => Err(format!("unknown severity `{s}` (expected critical, warning or info)")),
+        }
+    }
+}
+
+/// A rule that fired, with the numbers that prove it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Finding {
+    /// The rule's stable id, e.g. `vm-cached-throughput-cap`.
+    pub rule: String,
+    pub severity: Severity,
+    /// `vm`, or the disk, pool or benchmark target's name as in the topology or capture.
+    pub subject: String,
+    pub title: String,
+    /// The evidence sentence, numbers interpolated.
+    pub evidence: String,
+    /// What to change.
+    pub fix: String,
+    /// The numbers the rule used, by name, in display units (MB/s, ms, IOPS, KiB, %).
+    pub metrics: BTreeMap<String, f64>,
+    pub refs: Vec<String>,
+}
+
+/// A rule whose inputs were missing: never silently dropped.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct NotEvaluated {
+    pub rule: String,
+    /// The subject it could not be evaluated for, when the rule is per disk/pool/target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
+    /// What is missing and how to provide it.
+    pub reason: String,
+}
+
+/// One input capture as the report lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct InputSummary {
+    pub file: String,
+    /// `perfmon-csv`, `iostat-text`, `iostat-json`, `diskspd-xml`, `diskspd-text`, `fio-json`.
+    pub format: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// The host, or several joined by `, `.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    /// First and last sample, wall clock as the capture wrote it (ISO 8601, no zone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<String>,
+    pub samples: u64,
+    pub targets: Vec<String>,
+    /// Counters or fields present but not used.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ignored: Vec<String>,
+    /// Reader warnings, one line each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// Percentiles of one metric over the capture, in the metric's unit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct MetricSummary {
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+    pub max: f64,
+    pub avg: f64,
+    /// Values the statistics are computed from.
+    pub count: u64,
+}
+
+/// The checklist row of one target: every metric's percentiles.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct TargetSummary {
+    pub name: String,
+    /// `disk`, `volume`, `device`, `benchmark`, `aggregate`, `host`.
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    /// The capture file it comes from.
+    pub file: String,
+    /// The topology disk or pool it was matched to, when it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matched: Option<String>,
+    /// Metric name (`iops`, `read_latency_ms`, ...) to its percentiles.
+    pub metrics: BTreeMap<String, MetricSummary>,
+}
+
+/// The tool that wrote a report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ToolInfo {
+    pub name: String,
+    pub version: String,
+}
+
+/// A line drawn on a chart: a disk's or the VM's cap.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CapLine {
+    pub label: String,
+    pub value: f64,
+}
+
+/// A time series for a chart, reduced to at most a few hundred points (each bucket keeps
+/// its maximum so peaks stay visible). Not part of the JSON report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChartSeries {
+    pub target: String,
+    pub file: String,
+    pub metric: String,
+    /// (ms since 1970, wall clock as written, value in the metric's unit).
+    pub points: Vec<(i64, f64)>,
+    pub caps: Vec<CapLine>,
+}
+
+/// A benchmark target's latency percentile curve (the tool's own percentiles).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PercentileCurve {
+    pub target: String,
+    pub file: String,
+    /// `read`, `write`, `total`, `sync`.
+    pub direction: String,
+    /// (percentile 0-100, latency ms).
+    pub points: Vec<(f64, f64)>,
+}
+
+/// Everything an analysis found. Serialized as the JSON report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Analysis {
+    /// Always [`REPORT_SCHEMA`].
+    pub schema: String,
+    pub tool: ToolInfo,
+    pub inputs: Vec<InputSummary>,
+    /// Most severe first.
+    pub findings: Vec<Finding>,
+    pub not_evaluated: Vec<NotEvaluated>,
+    pub targets: Vec<TargetSummary>,
+    /// The VM size analysed against, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vm: Option<String>,
+    /// Topology and matching warnings (a disk no capture mentions, a busy target the
+    /// topology lacks, unsupported configurations), one line each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    /// Chart data for the HTML report; not in the JSON document.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub charts: Vec<ChartSeries>,
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub curves: Vec<PercentileCurve>,
+}
+
+impl Analysis {
+    /// The most severe finding's severity.
+    pub fn worst(&self) -> Option<Severity> {
+        self.findings.iter().map(|f| f.severity).max()
+    }
+}
