@@ -202,8 +202,8 @@ fn convert_columns(
             continue;
         };
         let Some(col) = col.take() else { continue };
-        let values = col.as_materialized_series().f64()?.clone();
-        drop(col);
+        // The column is ours alone now: convert it in place, no second buffer.
+        let mut values = col.take_materialized_series().f64()?.clone();
         if pc.convert == Convert::BusyFromIdle
             && let Some(max) = values.max()
             && max > 100.0
@@ -211,20 +211,29 @@ fn convert_columns(
         {
             idle_over = Some((max, pc.header.clone()));
         }
-        let converted = match pc.convert {
-            Convert::Scale(f) if f.to_bits() == 1f64.to_bits() => values,
-            Convert::Scale(f) => &values * f,
-            other => values.apply_values(|v| other.apply(v)),
-        };
-        let max = upper_bound(pc.metric);
-        let before = converted.null_count();
-        let checked: Float64Chunked =
-            converted.apply(|v| v.filter(|x| x.is_finite() && *x >= 0.0 && *x <= max));
-        let bad = checked.null_count().saturating_sub(before);
-        if bad > 0 {
-            dropped += bad;
-            dropped_at.get_or_insert_with(|| pc.header.clone());
+        match pc.convert {
+            Convert::Scale(f) if f.to_bits() == 1f64.to_bits() => {}
+            other => values.apply_mut(move |v| other.apply(v)),
         }
+        // Three fast reductions tell whether any value is impossible (a NaN or an
+        // infinity makes the sum non-finite); only then is the column filtered.
+        let max = upper_bound(pc.metric);
+        let suspicious = values.sum().is_some_and(|s| !s.is_finite())
+            || values.min().is_some_and(|m| m < 0.0)
+            || values.max().is_some_and(|m| m > max);
+        let checked = if suspicious {
+            let before = values.null_count();
+            let checked: Float64Chunked =
+                values.apply(|v| v.filter(|x| x.is_finite() && *x >= 0.0 && *x <= max));
+            let bad = checked.null_count().saturating_sub(before);
+            if bad > 0 {
+                dropped += bad;
+                dropped_at.get_or_insert_with(|| pc.header.clone());
+            }
+            checked
+        } else {
+            values
+        };
         if let Some(slot) = per_target.get_mut(pc.target as usize) {
             slot.push((pc.metric, checked));
         }

@@ -82,14 +82,25 @@ fn first_cell(line: &[u8], sep: u8) -> &[u8] {
     }
 }
 
+/// Counts two bytes in one pass. Byte-wide counters over blocks of at most 255 bytes let
+/// the compiler compare 16 or 32 bytes at a time.
+fn count2(line: &[u8], a: u8, b: u8) -> (usize, usize) {
+    let (mut na, mut nb) = (0usize, 0usize);
+    for block in line.chunks(255) {
+        let (mut x, mut y) = (0u8, 0u8);
+        for &c in block {
+            x += u8::from(c == a);
+            y += u8::from(c == b);
+        }
+        na += usize::from(x);
+        nb += usize::from(y);
+    }
+    (na, nb)
+}
+
 fn check_line(line: &[u8], shape: Shape) -> Result<i64, Bad> {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
-    // Counting both bytes in one loop lets the compiler vectorise it.
-    let (mut quotes, mut seps) = (0usize, 0usize);
-    for &b in line {
-        quotes += usize::from(b == b'"');
-        seps += usize::from(b == shape.separator);
-    }
+    let (quotes, seps) = count2(line, b'"', shape.separator);
     let cell = first_cell(line, shape.separator);
     let stamp = std::str::from_utf8(cell).ok().and_then(|s| parse_timestamp(s, shape.order));
     if quotes % 2 == 1 {
