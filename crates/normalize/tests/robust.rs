@@ -16,10 +16,10 @@ fn fixtures() -> Vec<(String, Vec<u8>)> {
             let p = e.path();
             if p.is_dir() {
                 stack.push(p);
-            } else if !p.extension().is_some_and(|x| x == "md" || x == "py") {
-                if let Ok(b) = std::fs::read(&p) {
-                    out.push((p.display().to_string(), b));
-                }
+            } else if !p.extension().is_some_and(|x| x == "md" || x == "py")
+                && let Ok(b) = std::fs::read(&p)
+            {
+                out.push((p.display().to_string(), b));
             }
         }
     }
