@@ -61,9 +61,9 @@ pub fn read_bytes(file: &str, bytes: &[u8]) -> Result<Capture, IngestError> {
     if decoded.encoding != decode::UTF_8 {
         meta.notes.push(format!("text encoding: {}", decoded.encoding.name()));
     }
-    let frame = frame::derive(frame).map_err(|e| polars_error(file, e))?;
+    let frame = frame::derive(frame, format.is_benchmark()).map_err(|e| polars_error(file, e))?;
     let since_boot = match since_boot {
-        Some(f) => Some(frame::derive(f).map_err(|e| polars_error(file, e))?),
+        Some(f) => Some(frame::derive(f, false).map_err(|e| polars_error(file, e))?),
         None => None,
     };
     Ok(Capture { file: file.to_owned(), meta, frame, since_boot })

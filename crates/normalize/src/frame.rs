@@ -51,8 +51,26 @@ fn missing(df: &DataFrame, m: Metric) -> bool {
 /// Adds totals, averages and ratios the source implies but does not state:
 /// IOPS and MB/s totals, the IO-weighted latency, IO sizes from bytes and counts,
 /// the read share, and the total queue from per-direction queues.
-pub(crate) fn derive(mut df: DataFrame) -> PolarsResult<DataFrame> {
+///
+/// In a benchmark summary a direction the tool reports no IO for did no IO: its IOPS and
+/// MB/s are 0 (not unknown), so a read-only run still has a total and a read share.
+pub(crate) fn derive(mut df: DataFrame, benchmark: bool) -> PolarsResult<DataFrame> {
     use Metric::*;
+    if benchmark {
+        for (have, zero) in [
+            (ReadIops, WriteIops),
+            (WriteIops, ReadIops),
+            (ReadMbps, WriteMbps),
+            (WriteMbps, ReadMbps),
+        ] {
+            if let (Some(h), true) = (get(&df, have), missing(&df, zero)) {
+                let zeros: Float64Chunked = h.apply_values(|_| 0.0);
+                let zeros = zeros.with_name(zero.name().into());
+                // Rows where the present direction is missing stay missing.
+                df.with_column(zeros.into_column())?;
+            }
+        }
+    }
     if missing(&df, Iops)
         && let (Some(r), Some(w)) = (get(&df, ReadIops), get(&df, WriteIops))
     {
@@ -73,6 +91,13 @@ pub(crate) fn derive(mut df: DataFrame) -> PolarsResult<DataFrame> {
     {
         let num = &(&rl * &r) + &(&wl * &w);
         put(&mut df, LatencyMs, &num / &(&r + &w))?;
+    }
+    if benchmark && missing(&df, LatencyMs) {
+        // One direction did no IO: the run's latency is the other direction's.
+        match (get(&df, ReadLatencyMs), get(&df, WriteLatencyMs)) {
+            (Some(l), None) | (None, Some(l)) => put(&mut df, LatencyMs, l)?,
+            _ => {}
+        }
     }
     for (size, mbps, iops) in
         [(ReadIoKib, ReadMbps, ReadIops), (WriteIoKib, WriteMbps, WriteIops), (IoKib, Mbps, Iops)]
