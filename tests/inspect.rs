@@ -34,7 +34,9 @@ fn every_fixture_capture_is_read() {
     }
     assert_no_orphans(&root.join("tests/snapshots/fixtures"), &produced);
     // The project's own fixtures cover every format without ../shared.
-    for f in ["perfmon-csv", "iostat-text", "iostat-json", "diskspd-xml", "diskspd-text", "fio-json"] {
+    for f in
+        ["perfmon-csv", "iostat-text", "iostat-json", "diskspd-xml", "diskspd-text", "fio-json"]
+    {
         assert!(formats.contains(f), "no fixture for {f}");
     }
 }
@@ -62,8 +64,16 @@ fn unreadable_inputs_exit_2_and_keep_what_was_read() {
     let zip = tmp.join("capture.csv");
     std::fs::write(&zip, b"PK\x03\x04\x14\x00\x00\x00\x08\x00").expect("write");
     let good = root.join("fixtures/captures/iostat-json");
-    let good = good.join(files_below(&good).into_iter().find(|p| p.extension().is_some_and(|e| e == "json")).expect("fixture"));
-    let out = advisor(&root, &["inspect", &zip.to_string_lossy(), &good.to_string_lossy(), "/nonexistent/x.csv"]);
+    let good = good.join(
+        files_below(&good)
+            .into_iter()
+            .find(|p| p.extension().is_some_and(|e| e == "json"))
+            .expect("fixture"),
+    );
+    let out = advisor(
+        &root,
+        &["inspect", &zip.to_string_lossy(), &good.to_string_lossy(), "/nonexistent/x.csv"],
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");

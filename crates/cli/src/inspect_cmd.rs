@@ -86,7 +86,11 @@ pub(crate) fn render(out: &mut String, i: &Inspection) -> std::fmt::Result {
         }
     }
     let names: Vec<&str> = i.metrics.iter().map(|m| m.name()).collect();
-    writeln!(out, "  metrics:   {}", if names.is_empty() { "none".to_owned() } else { names.join(", ") })?;
+    writeln!(
+        out,
+        "  metrics:   {}",
+        if names.is_empty() { "none".to_owned() } else { names.join(", ") }
+    )?;
     writeln!(out, "  targets:   {} ({} rows)", i.targets.len(), i.rows)?;
     for t in &i.targets {
         write!(out, "    {} [{:?}", t.name, t.kind)?;
@@ -97,12 +101,22 @@ pub(crate) fn render(out: &mut String, i: &Inspection) -> std::fmt::Result {
         if t.rows == 1 {
             // A benchmark summary (or a single report): one value per metric.
             for m in &t.metrics {
-                writeln!(out, "      {:<22} {:>10} {}", m.metric.name(), num(m.stats.max), m.unit.suffix())?;
+                writeln!(
+                    out,
+                    "      {:<22} {:>10} {}",
+                    m.metric.name(),
+                    num(m.stats.max),
+                    m.unit.suffix()
+                )?;
             }
             continue;
         }
         if !t.metrics.is_empty() {
-            writeln!(out, "      {:<22} {:>6} {:>10} {:>10} {:>10} {:>10}", "metric", "unit", "p50", "p90", "p99", "max")?;
+            writeln!(
+                out,
+                "      {:<22} {:>6} {:>10} {:>10} {:>10} {:>10}",
+                "metric", "unit", "p50", "p90", "p99", "max"
+            )?;
         }
         for m in &t.metrics {
             writeln!(

@@ -111,7 +111,11 @@ pub fn inspect_capture(c: &Capture) -> Inspection {
                 .map(|s| {
                     s.metrics
                         .iter()
-                        .map(|(m, st)| MetricStats { metric: *m, unit: m.unit(), stats: st.clone() })
+                        .map(|(m, st)| MetricStats {
+                            metric: *m,
+                            unit: m.unit(),
+                            stats: st.clone(),
+                        })
                         .collect()
                 })
                 .unwrap_or_default(),
@@ -123,7 +127,12 @@ pub fn inspect_capture(c: &Capture) -> Inspection {
         .map(|b| BenchInspection {
             target: meta.targets.get(b.target as usize).map(|t| t.name.clone()).unwrap_or_default(),
             settings: b.clone(),
-            percentiles: meta.percentiles.iter().filter(|p| p.target == b.target).cloned().collect(),
+            percentiles: meta
+                .percentiles
+                .iter()
+                .filter(|p| p.target == b.target)
+                .cloned()
+                .collect(),
         })
         .collect();
     Inspection {

@@ -81,7 +81,10 @@ fn drive_letter(i: usize) -> String {
 fn perfmon(disks: usize, mb: u64, out: PathBuf) -> Result<()> {
     let host = "\\\\SQLVM01";
     let total = disks + 2;
-    let mut w = BufWriter::with_capacity(1 << 20, File::create(&out).with_context(|| format!("create {}", out.display()))?);
+    let mut w = BufWriter::with_capacity(
+        1 << 20,
+        File::create(&out).with_context(|| format!("create {}", out.display()))?,
+    );
     let mut header = String::from("\"(PDH-CSV 4.0) (Eastern Daylight Time)(240)\"");
     for i in 0..total {
         for c in DISK_COUNTERS {
@@ -93,7 +96,9 @@ fn perfmon(disks: usize, mb: u64, out: PathBuf) -> Result<()> {
             header.push_str(&format!(",\"{host}\\LogicalDisk({})\\{c}\"", drive_letter(i)));
         }
     }
-    header.push_str(&format!(",\"{host}\\Processor(_Total)\\% Processor Time\",\"{host}\\Memory\\Available MBytes\"\r\n"));
+    header.push_str(&format!(
+        ",\"{host}\\Processor(_Total)\\% Processor Time\",\"{host}\\Memory\\Available MBytes\"\r\n"
+    ));
     w.write_all(header.as_bytes())?;
     let mut written = header.len() as u64;
     let limit = mb * 1_000_000;
