@@ -7,6 +7,7 @@
 mod capture;
 mod frame;
 mod perfmon;
+mod series;
 mod summary;
 
 pub use advisor_ingest::{ErrorKind, IngestError};

@@ -249,12 +249,16 @@ impl UnitLit {
         Self::ALL.iter().copied().find(|u| u.as_str() == s)
     }
 
-    /// Multiplier to the stored unit (MB = MiB, as Azure's limits).
+    /// Multiplier to the stored unit. Throughput in `MB/s` and `GB/s` is decimal (10^6 and
+    /// 10^9 bytes/s), as Azure publishes its caps; `MiB/s` is 2^20 bytes/s. Sizes are binary
+    /// whatever their spelling (`MB` = `MiB`), as Azure sizes disks and caches in GiB.
     pub fn factor(self) -> f64 {
         match self {
             Self::Iops | Self::B | Self::S => 1.0,
-            Self::MBps | Self::MiBps | Self::MiB | Self::MB => MIB,
-            Self::GBps | Self::GiB | Self::GB => GIB,
+            Self::MBps => 1e6,
+            Self::GBps => 1e9,
+            Self::MiBps | Self::MiB | Self::MB => MIB,
+            Self::GiB | Self::GB => GIB,
             Self::Us => 1e-6,
             Self::Ms => 1e-3,
             Self::Min => 60.0,

@@ -14,6 +14,7 @@ pub mod ast;
 pub mod builtins;
 pub mod check;
 pub mod diag;
+pub mod eval;
 pub mod explain;
 pub mod parser;
 pub mod print;
@@ -25,6 +26,7 @@ pub use check::{
     Value, check,
 };
 pub use diag::{Diagnostic, Error, ErrorAt};
+pub use eval::{Context, Outcome, evaluate, evaluate_rule};
 pub use explain::explain;
 pub use parser::{parse, parse_expr, parse_param_value};
 pub use print::print;

@@ -134,11 +134,11 @@ impl Dim {
     }
 
     /// The unit a number of this dimension is shown in, and how many stored units make one
-    /// (`Time` shows in ms: 0.001 s). Sizes above 1 GiB show in GiB ([`Dim::display`]).
+    /// (`Time` shows in ms: 0.001 s; throughput in Azure's MB/s of 10^6 bytes/s). Sizes above 1 GiB show in GiB ([`Dim::display`]).
     pub fn display_unit(self) -> (&'static str, f64) {
         match self {
             Self::Rate => ("IOPS", 1.0),
-            Self::Throughput => ("MB/s", 1024.0 * 1024.0),
+            Self::Throughput => ("MB/s", 1e6),
             Self::Time => ("ms", 1e-3),
             Self::Size => ("KiB", 1024.0),
             Self::Ratio => ("%", 0.01),

@@ -98,7 +98,7 @@ fn literals_are_stored_in_base_units() {
         vec![
             TKind::Number(8192.0),
             TKind::Number(0.002),
-            TKind::Number(200.0 * 1024.0 * 1024.0),
+            TKind::Number(200.0 * 1e6),
             TKind::Number(60.0)
         ]
     );

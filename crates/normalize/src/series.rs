@@ -1,0 +1,64 @@
+//! One metric of one target as a plain time-ordered series, for the rule evaluator.
+
+use advisor_model::Metric;
+use polars::prelude::*;
+
+use crate::Capture;
+use crate::frame::{TARGET, TIME};
+
+impl Capture {
+    /// The values of `metric` for target `target`: `(time_ms, value)` sorted by time (a
+    /// benchmark's summary row has no time), nulls and non-finite values dropped. Empty
+    /// when the capture has no such metric or target.
+    pub fn series(&self, target: u32, metric: Metric) -> Vec<(Option<i64>, f64)> {
+        series_of(&self.frame, target, metric).unwrap_or_default()
+    }
+}
+
+fn series_of(
+    df: &DataFrame,
+    target: u32,
+    metric: Metric,
+) -> PolarsResult<Vec<(Option<i64>, f64)>> {
+    if df.column(metric.name()).is_err() {
+        return Ok(Vec::new());
+    }
+    let mask = df.column(TARGET)?.u32()?.equal(target);
+    let rows = df.select([TIME, metric.name()])?.filter(&mask)?;
+    let rows = rows.drop_nulls(Some(&[metric.name().to_owned()]))?;
+    let rows = rows.sort(
+        [TIME],
+        SortMultipleOptions::default().with_nulls_last(false).with_maintain_order(true),
+    )?;
+    let t = rows.column(TIME)?.as_materialized_series().to_physical_repr();
+    let t = t.i64()?;
+    let v = rows.column(metric.name())?.f64()?;
+    Ok(t.iter()
+        .zip(v.iter())
+        .filter_map(|(t, v)| v.filter(|x| x.is_finite()).map(|x| (t, x)))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use advisor_model::{Format, Table, TargetKind};
+
+    use super::*;
+
+    #[test]
+    fn filters_by_target_sorts_by_time_and_drops_nulls() {
+        let mut meta = advisor_model::CaptureMeta::new(Format::IostatText);
+        meta.target_index("sda", TargetKind::Device, None);
+        meta.target_index("sdb", TargetKind::Device, None);
+        let mut t = Table::default();
+        t.push_row(0, Some(2000), &[(Metric::Iops, 2.0)]);
+        t.push_row(1, Some(1000), &[(Metric::Iops, 9.0)]);
+        t.push_row(0, Some(1000), &[(Metric::Iops, 1.0)]);
+        t.push_row(0, Some(3000), &[(Metric::Mbps, 1.0)]);
+        let frame = crate::frame::from_table(&t).unwrap_or_else(|_| unreachable!());
+        let c = Capture { file: "x".into(), meta, frame, since_boot: None };
+        assert_eq!(c.series(0, Metric::Iops), vec![(Some(1000), 1.0), (Some(2000), 2.0)]);
+        assert_eq!(c.series(1, Metric::Iops), vec![(Some(1000), 9.0)]);
+        assert!(c.series(0, Metric::ReadLatencyMs).is_empty());
+    }
+}

@@ -1,0 +1,158 @@
+//! What the evaluator reads: the VM, its disks and pools, benchmark runs and capture
+//! targets, and each target's series. Plain data and one trait, so this crate never sees
+//! polars: the engine implements [`Context`] over its captures, tests over [`StaticContext`].
+
+use std::collections::HashMap;
+
+use advisor_model::{BenchSettings, Direction, Metric, TargetKind};
+use advisor_topology::{DiskLimits, PoolLimits, VmLimits};
+
+/// A capture target: which capture (the caller's numbering) and which target in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TargetId {
+    pub capture: usize,
+    pub target: u32,
+}
+
+/// A time-ordered series in the frame's units (MiB/s, ms, KiB, %): `(time_ms, value)`,
+/// time `None` for a benchmark's one summary row.
+pub type Series = Vec<(Option<i64>, f64)>;
+
+/// A capture target as rules see it (`target.name`, `target.kind`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TargetInfo {
+    pub id: TargetId,
+    pub name: String,
+    pub kind: TargetKind,
+    /// The capture file it comes from.
+    pub file: String,
+}
+
+/// The VM: its limits and what the rules read beside them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VmInfo {
+    pub limits: VmLimits,
+    pub memory_gib: Option<f64>,
+    /// The remote disks' summed caps (Azure MB/s), `None` without described disks.
+    pub provisioned_iops: Option<f64>,
+    pub provisioned_mbps: Option<f64>,
+}
+
+/// A topology disk (or the temp disk, `temp`), with the capture targets matched to it, the
+/// preferred first (a physical disk before a volume).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiskInfo {
+    pub limits: DiskLimits,
+    /// `disk.tier`: the catalog's tier (`Premium SSD`), when known.
+    pub tier: Option<String>,
+    /// The local temp disk: in the `disks` collection with role `temp`, not a `disk` scope
+    /// subject (it has no caps of its own).
+    pub temp: bool,
+    pub targets: Vec<TargetId>,
+}
+
+/// A striped pool: its limits, its members (indexes into [`Context::disks`]) and the
+/// capture targets of its volume.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PoolInfo {
+    pub limits: PoolLimits,
+    pub members: Vec<usize>,
+    pub targets: Vec<TargetId>,
+}
+
+/// A benchmark target (a fio job, a DiskSpd target) and how it ran.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BenchInfo {
+    pub target: TargetId,
+    pub name: String,
+    pub settings: BenchSettings,
+}
+
+/// Everything a rule can read. `Sync`: rules are evaluated on several threads.
+pub trait Context: Sync {
+    /// Whether a topology (a file or `--vm`) was given.
+    fn has_topology(&self) -> bool;
+    /// The VM size's limits; `None` without `--vm` or a `[vm]` section.
+    fn vm(&self) -> Option<&VmInfo>;
+    /// Topology disks, the temp disk included (`temp`).
+    fn disks(&self) -> &[DiskInfo];
+    fn pools(&self) -> &[PoolInfo];
+    fn benches(&self) -> &[BenchInfo];
+    /// Every capture target (all kinds; the evaluator picks disks, volumes and devices).
+    fn targets(&self) -> &[TargetInfo];
+    /// The host target with CPU and memory counters, when a capture has one.
+    fn host(&self) -> Option<TargetId>;
+    /// A metric of a target in the frame's unit, time-ordered, nulls dropped; `None` when
+    /// the target has no value of it.
+    fn series(&self, target: TargetId, metric: Metric) -> Option<Series>;
+    /// The tool's own latency percentile (ms), e.g. fio's clat p99.99.
+    fn source_percentile(&self, target: TargetId, direction: Direction, pct: f64) -> Option<f64>;
+    /// Seconds between samples, when known.
+    fn interval_s(&self, target: TargetId) -> Option<f64>;
+}
+
+/// A [`Context`] held in memory: for tests, and for callers without captures.
+#[derive(Debug, Clone, Default)]
+pub struct StaticContext {
+    pub topology: bool,
+    pub vm: Option<VmInfo>,
+    pub disks: Vec<DiskInfo>,
+    pub pools: Vec<PoolInfo>,
+    pub benches: Vec<BenchInfo>,
+    pub targets: Vec<TargetInfo>,
+    pub host: Option<TargetId>,
+    pub series: HashMap<(TargetId, Metric), Series>,
+    pub percentiles: HashMap<TargetId, Vec<(Direction, f64, f64)>>,
+    pub intervals: HashMap<TargetId, f64>,
+}
+
+impl StaticContext {
+    /// Adds a target named `name` of `kind`, and returns its id.
+    pub fn add_target(&mut self, name: &str, kind: TargetKind) -> TargetId {
+        let id = TargetId { capture: 0, target: self.targets.len() as u32 };
+        self.targets.push(TargetInfo { id, name: name.to_owned(), kind, file: "test".to_owned() });
+        id
+    }
+
+    /// Sets a metric's series of a target, in the frame's unit.
+    pub fn set_series(&mut self, target: TargetId, metric: Metric, series: Series) {
+        self.series.insert((target, metric), series);
+    }
+}
+
+impl Context for StaticContext {
+    fn has_topology(&self) -> bool {
+        self.topology
+    }
+    fn vm(&self) -> Option<&VmInfo> {
+        self.vm.as_ref()
+    }
+    fn disks(&self) -> &[DiskInfo] {
+        &self.disks
+    }
+    fn pools(&self) -> &[PoolInfo] {
+        &self.pools
+    }
+    fn benches(&self) -> &[BenchInfo] {
+        &self.benches
+    }
+    fn targets(&self) -> &[TargetInfo] {
+        &self.targets
+    }
+    fn host(&self) -> Option<TargetId> {
+        self.host
+    }
+    fn series(&self, target: TargetId, metric: Metric) -> Option<Series> {
+        self.series.get(&(target, metric)).cloned()
+    }
+    fn source_percentile(&self, target: TargetId, direction: Direction, pct: f64) -> Option<f64> {
+        self.percentiles
+            .get(&target)?
+            .iter()
+            .find(|(d, p, _)| *d == direction && (p - pct).abs() < 1e-9)
+            .map(|(_, _, v)| *v)
+    }
+    fn interval_s(&self, target: TargetId) -> Option<f64> {
+        self.intervals.get(&target).copied()
+    }
+}
