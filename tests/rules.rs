@@ -7,6 +7,9 @@
 //! These tests call the library (`advisor_engine::analyze`), not the binary: faster, and
 //! the binary's own tests cover the command line.
 
+// Test helpers outside `#[test]` functions fail loudly on a broken fixture, by design.
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
+
 mod common;
 
 use std::collections::BTreeSet;
@@ -56,7 +59,8 @@ const KNOWN_GAPS: &[(&str, &str, &str)] = &[
         "quiet",
         "EVALUATOR units: crates/rules/src/eval reads `MB/s` caps as 10^6 bytes/s (AZURE_MB), while \
          docs/rule-language.md (`MB = MiB, as Azure's limits`), domain.md (P30: 3,200 x 64 KiB \
-         = 200 MB/s) and topology/limits.rs compare capture MiB/s with the caps directly. sdc \
+         = 200 MB/s) and topology/limits.rs compare capture MiB/s with the caps directly (commit \
+         a998b27 chose 10^6 on purpose; the docs or the evaluator must change). sdc \
          reads 178 MiB/s (p95 ~182, 91% of the P30's 200): the evaluator sees 191 MB/s, 95.5%, \
          and fires",
     ),
