@@ -16,8 +16,8 @@ use advisor_rules::eval::{
 };
 use advisor_rules::{Diagnostic, LoadError, Registry};
 use advisor_topology::{
-    BurstModel, Cache, CaptureTarget, DiskLimits, FigureOrigin, Matching, Role, Subject,
-    Topology, match_targets,
+    BurstModel, Cache, CaptureTarget, DiskLimits, FigureOrigin, Matching, Role, Subject, Topology,
+    match_targets,
 };
 
 /// p95 IOPS above which a capture target counts as carrying IO (for the warning about busy
@@ -171,7 +171,10 @@ pub fn analyze_captures(
     let charts = charts(&ctx, options.chart_points.unwrap_or(CHART_POINTS));
     Analysis {
         schema: REPORT_SCHEMA.to_owned(),
-        tool: ToolInfo { name: "advisor".to_owned(), version: env!("CARGO_PKG_VERSION").to_owned() },
+        tool: ToolInfo {
+            name: "advisor".to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+        },
         inputs: captures.iter().map(input_summary).collect(),
         findings: outcome.findings,
         not_evaluated: outcome.not_evaluated,
@@ -240,7 +243,8 @@ fn kind_rank(k: TargetKind) -> u8 {
         TargetKind::Disk => 0,
         TargetKind::Device => 1,
         TargetKind::Volume => 2,
-        _ => 3,
+        TargetKind::Benchmark => 3,
+        _ => 4,
     }
 }
 
@@ -271,8 +275,14 @@ impl<'a> EngineContext<'a> {
         for (ci, c) in captures.iter().enumerate() {
             for (ti, t) in c.targets().iter().enumerate() {
                 let id = TargetId { capture: ci, target: ti as u32 };
-                targets.push(TargetInfo { id, name: t.name.clone(), kind: t.kind, file: c.file.clone() });
-                let p95 = advisor_rules::eval::percentile_of(&c.values(ti as u32, Metric::Iops), 95.0);
+                targets.push(TargetInfo {
+                    id,
+                    name: t.name.clone(),
+                    kind: t.kind,
+                    file: c.file.clone(),
+                });
+                let p95 =
+                    advisor_rules::eval::percentile_of(&c.values(ti as u32, Metric::Iops), 95.0);
                 busy.push(p95.is_some_and(|x| x > busy_iops));
             }
         }
@@ -323,10 +333,17 @@ impl<'a> EngineContext<'a> {
 
     /// Matches capture targets to the topology and builds disks, pools and the VM.
     fn tie(&mut self, t: &Topology, busy: &[bool]) {
-        // Benchmark targets are judged by bench rules, not as the disk's time series.
+        // Benchmark targets match too (a DiskSpd file under `F:\`), ranked after the time
+        // series of the same disk.
         let storage: Vec<usize> = (0..self.targets.len())
             .filter(|&i| {
-                matches!(self.targets[i].kind, TargetKind::Disk | TargetKind::Volume | TargetKind::Device)
+                matches!(
+                    self.targets[i].kind,
+                    TargetKind::Disk
+                        | TargetKind::Volume
+                        | TargetKind::Device
+                        | TargetKind::Benchmark
+                )
             })
             .collect();
         let cts: Vec<CaptureTarget<'_>> = storage
@@ -450,7 +467,8 @@ impl Context for EngineContext<'_> {
         {
             return s.clone();
         }
-        let s = self.capture(target).map(|c| c.series(target.target, metric)).filter(|s| !s.is_empty());
+        let s =
+            self.capture(target).map(|c| c.series(target.target, metric)).filter(|s| !s.is_empty());
         if let Ok(mut cache) = self.cache.lock() {
             cache.insert((target, metric), s.clone());
         }
@@ -479,17 +497,22 @@ impl Context for EngineContext<'_> {
 }
 
 fn metric_summary(s: &Stats) -> MetricSummary {
-    MetricSummary { p50: s.p50, p90: s.p90, p99: s.p99, max: s.max, avg: s.avg, count: s.count as u64 }
+    MetricSummary {
+        p50: s.p50,
+        p90: s.p90,
+        p99: s.p99,
+        max: s.max,
+        avg: s.avg,
+        count: s.count as u64,
+    }
 }
 
 fn target_summaries(ctx: &EngineContext<'_>) -> Vec<TargetSummary> {
     let mut out = Vec::new();
     for (ci, c) in ctx.captures.iter().enumerate() {
         for s in c.summary() {
-            let i = ctx
-                .targets
-                .iter()
-                .position(|t| t.id == TargetId { capture: ci, target: s.target });
+            let i =
+                ctx.targets.iter().position(|t| t.id == TargetId { capture: ci, target: s.target });
             let Some(t) = c.targets().get(s.target as usize) else { continue };
             out.push(TargetSummary {
                 name: t.name.clone(),
@@ -546,7 +569,10 @@ fn charts(ctx: &EngineContext<'_>, n: usize) -> Vec<ChartSeries> {
                 match metric {
                     Metric::Iops => {
                         if let Some(c) = d.limits.iops {
-                            caps.push(CapLine { label: format!("{name} cap {c:.0} IOPS"), value: c });
+                            caps.push(CapLine {
+                                label: format!("{name} cap {c:.0} IOPS"),
+                                value: c,
+                            });
                         }
                         if let Some(c) = d.limits.burst_iops {
                             caps.push(CapLine {
@@ -576,7 +602,8 @@ fn charts(ctx: &EngineContext<'_>, n: usize) -> Vec<ChartSeries> {
                 let size = &l.size;
                 match metric {
                     Metric::Iops => {
-                        for (what, c) in [("uncached", l.uncached_iops), ("cached", l.cached_iops)] {
+                        for (what, c) in [("uncached", l.uncached_iops), ("cached", l.cached_iops)]
+                        {
                             if let Some(c) = c {
                                 caps.push(CapLine {
                                     label: format!("{size} {what} {c:.0} IOPS"),
@@ -586,7 +613,8 @@ fn charts(ctx: &EngineContext<'_>, n: usize) -> Vec<ChartSeries> {
                         }
                     }
                     Metric::Mbps => {
-                        for (what, c) in [("uncached", l.uncached_mbps), ("cached", l.cached_mbps)] {
+                        for (what, c) in [("uncached", l.uncached_mbps), ("cached", l.cached_mbps)]
+                        {
                             if let Some(c) = c {
                                 caps.push(CapLine {
                                     label: format!(

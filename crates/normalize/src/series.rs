@@ -15,11 +15,7 @@ impl Capture {
     }
 }
 
-fn series_of(
-    df: &DataFrame,
-    target: u32,
-    metric: Metric,
-) -> PolarsResult<Vec<(Option<i64>, f64)>> {
+fn series_of(df: &DataFrame, target: u32, metric: Metric) -> PolarsResult<Vec<(Option<i64>, f64)>> {
     if df.column(metric.name()).is_err() {
         return Ok(Vec::new());
     }

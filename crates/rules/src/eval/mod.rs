@@ -29,8 +29,7 @@ use crate::ast::{BinaryOp, UnaryOp};
 use crate::builtins::{Builtin, CollectionAgg};
 use crate::check::{CheckedRule, Collection, Ref, Subject, TExpr, TKind, TPart, Value};
 use crate::types::{
-    BenchField, CacheMode, DiskField, Field, PoolField, Role, Scope, Severity, TargetField,
-    VmField,
+    BenchField, CacheMode, DiskField, Field, PoolField, Role, Scope, Severity, TargetField, VmField,
 };
 use value::{Elem, Missing, R, S, V, missing};
 
@@ -44,7 +43,8 @@ pub const NEEDS_VM: &str = "needs the VM size: pass --vm or --topology";
 /// The reason when the topology describes no disks.
 pub const NO_DISKS: &str = "no topology disks: describe disks in --topology";
 /// The reason for pool rules without pools.
-pub const NO_POOLS: &str = "no striped pools in the topology: describe them as [[pool]] in --topology";
+pub const NO_POOLS: &str =
+    "no striped pools in the topology: describe them as [[pool]] in --topology";
 /// The reason for bench rules without benchmark input.
 pub const NO_BENCH: &str = "no benchmark in the inputs: add a fio JSON or DiskSpd result";
 /// The reason for target rules without disk, volume or device targets.
@@ -60,7 +60,10 @@ pub struct Outcome {
 }
 
 /// Evaluates every rule against `ctx`, rules in parallel, output sorted deterministically.
-pub fn evaluate<'r>(rules: impl IntoIterator<Item = &'r CheckedRule>, ctx: &dyn Context) -> Outcome {
+pub fn evaluate<'r>(
+    rules: impl IntoIterator<Item = &'r CheckedRule>,
+    ctx: &dyn Context,
+) -> Outcome {
     let rules: Vec<&CheckedRule> = rules.into_iter().collect();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8);
     let chunk = rules.len().div_ceil(threads).max(1);
@@ -92,10 +95,12 @@ pub fn evaluate<'r>(rules: impl IntoIterator<Item = &'r CheckedRule>, ctx: &dyn 
 
 fn sort(o: &mut Outcome) {
     o.findings.sort_by(|a, b| {
-        b.severity.cmp(&a.severity).then_with(|| a.rule.cmp(&b.rule)).then_with(|| a.subject.cmp(&b.subject))
+        b.severity
+            .cmp(&a.severity)
+            .then_with(|| a.rule.cmp(&b.rule))
+            .then_with(|| a.subject.cmp(&b.subject))
     });
-    o.not_evaluated
-        .sort_by(|a, b| a.rule.cmp(&b.rule).then_with(|| a.subject.cmp(&b.subject)));
+    o.not_evaluated.sort_by(|a, b| a.rule.cmp(&b.rule).then_with(|| a.subject.cmp(&b.subject)));
 }
 
 /// The subjects a rule's scope is evaluated for, or why there are none.
@@ -130,8 +135,10 @@ fn subjects(scope: Scope, ctx: &dyn Context) -> Result<Vec<Option<Elem>>, &'stat
     })
 }
 
+/// Targets of the `target` scope and the `targets` collection: disks, volumes, devices
+/// and benchmark targets (whose latency tails come from the tool's own percentiles).
 fn is_storage(k: TargetKind) -> bool {
-    matches!(k, TargetKind::Disk | TargetKind::Volume | TargetKind::Device)
+    matches!(k, TargetKind::Disk | TargetKind::Volume | TargetKind::Device | TargetKind::Benchmark)
 }
 
 fn severity(s: Severity) -> advisor_model::Severity {
@@ -163,25 +170,27 @@ pub fn evaluate_rule(rule: &CheckedRule, ctx: &dyn Context) -> Outcome {
         match env.eval(&rule.when) {
             Ok(V::Bool(true)) => out.findings.push(env.finding(name)),
             Ok(V::Bool(false)) => {}
-            Ok(v) => skipped.push((name, format!("the condition gave {}, not a bool", v.describe()))),
+            Ok(v) => {
+                skipped.push((name, format!("the condition gave {}, not a bool", v.describe())))
+            }
             Err(Missing(reason)) => skipped.push((name, reason)),
         }
     }
-    let one_reason = skipped.len() == subs.len()
-        && skipped.windows(2).all(|w| w[0].1 == w[1].1)
+    // One line per distinct reason: for the whole rule when every subject shares it, else
+    // naming the subjects it applies to.
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    for (name, reason) in skipped {
+        match groups.iter_mut().find(|(r, _)| *r == reason) {
+            Some((_, names)) => names.push(name),
+            None => groups.push((reason, vec![name])),
+        }
+    }
+    let whole = groups.len() == 1
+        && groups[0].1.len() == subs.len()
         && (subs.len() > 1 || rule.scope == Scope::Vm);
-    if one_reason {
-        if let Some((_, reason)) = skipped.into_iter().next() {
-            out.not_evaluated.push(NotEvaluated { rule: rule.id.clone(), subject: None, reason });
-        }
-    } else {
-        for (name, reason) in skipped {
-            out.not_evaluated.push(NotEvaluated {
-                rule: rule.id.clone(),
-                subject: Some(name),
-                reason,
-            });
-        }
+    for (reason, names) in groups {
+        let subject = (!whole).then(|| names.join(", "));
+        out.not_evaluated.push(NotEvaluated { rule: rule.id.clone(), subject, reason });
     }
     sort(&mut out);
     out
@@ -231,6 +240,29 @@ impl<'a> Env<'a> {
         .unwrap_or_default()
     }
 
+    /// How a reason names an element: "this disk" for the rule's own subject (the report
+    /// shows which), else by name.
+    fn label(&self, e: Elem) -> String {
+        let temp = matches!(e, Elem::Disk(i) if self.ctx.disks().get(i).is_some_and(|d| d.temp));
+        if Some(e) == self.scope {
+            return match e {
+                Elem::Disk(_) => "this disk",
+                Elem::Pool(_) => "this pool",
+                Elem::Bench(_) => "this benchmark target",
+                Elem::Target(_) => "this target",
+            }
+            .to_owned();
+        }
+        let name = self.elem_name(e);
+        match e {
+            Elem::Disk(_) if temp => format!("the temp disk \"{name}\""),
+            Elem::Disk(_) => format!("disk \"{name}\""),
+            Elem::Pool(_) => format!("pool \"{name}\""),
+            Elem::Bench(_) => format!("benchmark target \"{name}\""),
+            Elem::Target(_) => format!("target \"{name}\""),
+        }
+    }
+
     fn src(&self, e: &TExpr) -> String {
         self.rule.source.get(e.span.start..e.span.end).unwrap_or("").trim().to_owned()
     }
@@ -241,9 +273,6 @@ impl<'a> Env<'a> {
         let fix = self.template(&self.rule.fix.clone(), &mut metrics);
         for i in 0..self.rule.lets.len() {
             let name = self.rule.lets[i].name.clone();
-            if metrics.contains_key(&name) {
-                continue;
-            }
             let expr = self.rule.lets[i].expr.clone();
             if let Ok(V::Num(x)) = self.let_value(i) {
                 let (v, _) = format::display(&expr, self.rule, x, None);
@@ -283,8 +312,10 @@ impl<'a> Env<'a> {
                         Ok(V::Num(x)) => {
                             let (shown, _) = format::display(expr, self.rule, x, next);
                             out.push_str(&format::number(shown, *decimals));
-                            if shown.is_finite() {
-                                metrics.insert(label.clone(), shown);
+                            // A let is reported once, in its default display unit (below).
+                            let is_let = self.rule.lets.iter().any(|l| l.name == *label);
+                            if shown.is_finite() && !is_let {
+                                metrics.entry(label.clone()).or_insert(shown);
                             }
                             if self.used_source {
                                 metrics.insert(format!("{label}.from_source"), 1.0);
@@ -399,13 +430,14 @@ impl<'a> Env<'a> {
             }
             Ref::Metric { of: Subject::Host, metric } => {
                 let Some(t) = self.ctx.host() else {
-                    return missing(format!("needs {}", metric_help(metric)));
+                    let (what, how) = metric_help(metric);
+                    return missing(format!("needs {what} ({how})"));
                 };
                 self.target_series(t, metric, "the host")
             }
             Ref::Metric { of, metric } => {
                 let e = self.subject(of)?;
-                self.metric(e, metric)
+                self.metric(e, metric, matches!(of, Subject::Over(_)))
             }
         }
     }
@@ -439,12 +471,9 @@ impl<'a> Env<'a> {
             VmField::UncachedMbps => {
                 num(l.uncached_mbps, AZURE_MB, "uncached throughput limit", "uncached_mbps")
             }
-            VmField::UncachedBurstIops => num(
-                l.uncached_burst_iops,
-                1.0,
-                "uncached burst IOPS limit",
-                "uncached_burst_iops",
-            ),
+            VmField::UncachedBurstIops => {
+                num(l.uncached_burst_iops, 1.0, "uncached burst IOPS limit", "uncached_burst_iops")
+            }
             VmField::UncachedBurstMbps => num(
                 l.uncached_burst_mbps,
                 AZURE_MB,
@@ -482,14 +511,13 @@ impl<'a> Env<'a> {
             (Elem::Disk(i), Field::Disk(f)) => {
                 let Some(d) = c.disks().get(i) else { return missing("internal: disk") };
                 let l = &d.limits;
-                let what = if d.temp { "the temp disk" } else { "disk" };
+                let what = self.label(e);
                 let need = |x: Option<f64>, factor: f64, desc: &str, how: &str| -> R<V> {
                     match x {
                         Some(x) if x.is_finite() => Ok(V::Num(x * factor)),
-                        _ => missing(format!(
-                            "the {desc} of {what} \"{}\" is unknown: {how} in --topology",
-                            l.name
-                        )),
+                        _ => {
+                            missing(format!("the {desc} of {what} is unknown: {how} in --topology"))
+                        }
                     }
                 };
                 const CAPS: &str = "give its sku (or iops and mbps)";
@@ -498,15 +526,13 @@ impl<'a> Env<'a> {
                     DiskField::Sku => match &l.sku {
                         Some(s) => Ok(V::Text(s.clone())),
                         None => missing(format!(
-                            "the SKU of disk \"{}\" is unknown: give its sku in --topology",
-                            l.name
+                            "the SKU of {what} is unknown: give its sku in --topology"
                         )),
                     },
                     DiskField::Tier => match &d.tier {
                         Some(s) => Ok(V::Text(s.clone())),
                         None => missing(format!(
-                            "the tier of disk \"{}\" is unknown: give its sku in --topology",
-                            l.name
+                            "the tier of {what} is unknown: give its sku in --topology"
                         )),
                     },
                     DiskField::Cache => Ok(V::Cache(match l.cache {
@@ -533,8 +559,7 @@ impl<'a> Env<'a> {
                     DiskField::IsStandard => match l.kind {
                         Some(_) => Ok(V::Bool(l.is_standard())),
                         None => missing(format!(
-                            "the disk type of \"{}\" is unknown: give its sku in --topology",
-                            l.name
+                            "the disk type of {what} is unknown: give its sku in --topology"
                         )),
                     },
                     DiskField::InPool => Ok(V::Bool(l.pool.is_some())),
@@ -543,12 +568,12 @@ impl<'a> Env<'a> {
             (Elem::Pool(i), Field::Pool(f)) => {
                 let Some(p) = c.pools().get(i) else { return missing("internal: pool") };
                 let l = &p.limits;
+                let what = self.label(e);
                 let caps = |x: Option<f64>, factor: f64| -> R<V> {
                     match x {
                         Some(x) if l.unknown_members.is_empty() => Ok(V::Num(x * factor)),
                         _ => missing(format!(
-                            "the caps of pool \"{}\"'s members {} are unknown: describe each member disk with its sku in --topology",
-                            l.name,
+                            "the caps of {what}'s members {} are unknown: describe each member disk with its sku in --topology",
                             l.unknown_members.join(", ")
                         )),
                     }
@@ -559,15 +584,13 @@ impl<'a> Env<'a> {
                     PoolField::Columns => match l.columns {
                         Some(n) => Ok(V::Num(f64::from(n))),
                         None => missing(format!(
-                            "the column count of pool \"{}\" is unknown: set columns in its [[pool]]",
-                            l.name
+                            "the column count of {what} is unknown: set columns in its [[pool]]"
                         )),
                     },
                     PoolField::Interleave => match l.interleave_kib {
                         Some(n) => Ok(V::Num(f64::from(n) * 1024.0)),
                         None => missing(format!(
-                            "the interleave of pool \"{}\" is unknown: set interleave_kib in its [[pool]]",
-                            l.name
+                            "the interleave of {what} is unknown: set interleave_kib in its [[pool]]"
                         )),
                     },
                     PoolField::IopsCap => caps(l.sum_iops, 1.0),
@@ -576,7 +599,7 @@ impl<'a> Env<'a> {
             }
             (Elem::Bench(i), Field::Bench(f)) => {
                 let Some(b) = c.benches().get(i) else { return missing("internal: bench") };
-                bench_field(b, f)
+                bench_field(b, f, &self.label(e))
             }
             (Elem::Target(i), Field::Target(f)) => {
                 let Some(t) = c.targets().get(i) else { return missing("internal: target") };
@@ -604,15 +627,13 @@ impl<'a> Env<'a> {
             Elem::Disk(i) => {
                 let Some(d) = c.disks().get(i) else { return missing("internal: disk") };
                 if d.targets.is_empty() {
-                    let what = if d.temp { "the temp disk" } else { "disk" };
+                    let what = self.label(e);
                     let why = match &d.limits.pool {
                         Some(p) => format!(
-                            "no capture target matches {what} \"{}\" (a member of pool \"{p}\"): capture the disk itself, not only the volume",
-                            d.limits.name
+                            "no capture target matches {what} (a member of pool \"{p}\"): capture the disk itself, not only the volume"
                         ),
                         None => format!(
-                            "no capture target matches {what} \"{}\": name it in --topology as the capture does (PerfMon `1 E:` or `E:`, iostat `sdc`)",
-                            d.limits.name
+                            "no capture target matches {what}: name it in --topology as the capture does (PerfMon `1 E:` or `E:`, iostat `sdc`)"
                         ),
                     };
                     return missing(why);
@@ -625,12 +646,21 @@ impl<'a> Env<'a> {
         }
     }
 
-    fn metric(&mut self, e: Elem, m: Metric) -> R<V> {
-        let name = self.elem_name(e);
+    /// A metric of an element. `split`: inside a collection, a pool member disk that no
+    /// capture names stands for its share of the pool's volume (the stripe spreads IO
+    /// evenly), so `sum(iops) over disks` counts a pool seen only through its volume.
+    fn metric(&mut self, e: Elem, m: Metric, split: bool) -> R<V> {
+        let name = self.label(e);
         if let Elem::Pool(i) = e
             && self.ctx.pools().get(i).is_some_and(|p| p.targets.is_empty())
         {
             return self.pool_from_members(i, m);
+        }
+        if split
+            && let Elem::Disk(d) = e
+            && let Some(share) = self.member_share(d, m)
+        {
+            return share;
         }
         let targets = self.elem_targets(e)?;
         let mut first_err = None;
@@ -642,33 +672,42 @@ impl<'a> Env<'a> {
                 }
             }
         }
-        Err(first_err.unwrap_or_else(|| Missing(format!("needs {} for {name}", metric_help(m)))))
+        Err(first_err.unwrap_or_else(|| {
+            let (what, how) = metric_help(m);
+            Missing(format!("needs {what} for {name} ({how})"))
+        }))
+    }
+
+    /// A pool member without targets of its own, as its share of the pool volume's series.
+    fn member_share(&mut self, d: usize, m: Metric) -> Option<R<V>> {
+        let disk = self.ctx.disks().get(d)?;
+        if !disk.targets.is_empty() {
+            return None;
+        }
+        let (pi, pool) =
+            self.ctx.pools().iter().enumerate().find(|(_, p)| p.members.contains(&d))?;
+        if pool.targets.is_empty() || pool.members.is_empty() {
+            return None;
+        }
+        let n = pool.members.len() as f64;
+        Some(self.metric(Elem::Pool(pi), m, false).map(|v| match v {
+            V::Nums(s) if is_additive(m) => V::Nums(s.map(|x| x / n)),
+            v => v,
+        }))
     }
 
     /// A pool without a volume target: additive metrics summed over its members.
     fn pool_from_members(&mut self, i: usize, m: Metric) -> R<V> {
-        use Metric::*;
         let Some(p) = self.ctx.pools().get(i) else { return missing("internal: pool") };
         let (name, members) = (p.limits.name.clone(), p.members.clone());
-        let additive = matches!(
-            m,
-            Iops | ReadIops
-                | WriteIops
-                | Mbps
-                | ReadMbps
-                | WriteMbps
-                | QueueDepth
-                | ReadQueueDepth
-                | WriteQueueDepth
-        );
-        if !additive || members.is_empty() {
+        if !is_additive(m) || members.is_empty() {
             return missing(format!(
                 "no capture target matches the volume of pool \"{name}\": name the pool in --topology as the capture names its volume"
             ));
         }
         let mut acc: Option<S<f64>> = None;
         for d in members {
-            let V::Nums(s) = self.metric(Elem::Disk(d), m)? else {
+            let V::Nums(s) = self.metric(Elem::Disk(d), m, false)? else {
                 return missing("internal: a metric that is not a series");
             };
             acc = Some(match acc {
@@ -684,7 +723,8 @@ impl<'a> Env<'a> {
 
     fn target_series(&mut self, t: TargetId, m: Metric, name: &str) -> R<V> {
         let Some(raw) = self.ctx.series(t, m) else {
-            return missing(format!("needs {} for {name}", metric_help(m)));
+            let (what, how) = metric_help(m);
+            return missing(format!("needs {what} for {name} ({how})"));
         };
         let f = unit_factor(m.unit());
         let pts: Vec<(Option<i64>, f64)> =
@@ -885,21 +925,24 @@ impl<'a> Env<'a> {
         };
         // A latency metric's percentile: the tool's own when the target has it.
         let latency_dir = match &arg.kind {
-            TKind::Ref(Ref::Metric { of, metric }) => latency_direction(*metric).map(|d| (*of, *metric, d)),
+            TKind::Ref(Ref::Metric { of, metric }) => {
+                latency_direction(*metric).map(|d| (*of, *metric, d))
+            }
             _ => None,
         };
-        if let (Some(p), Some((of, metric, dirs))) = (p, latency_dir)
+        // `max` of a latency is the tool's 100th percentile where it has one.
+        let src_p = p.or((b == Builtin::Max).then_some(100.0));
+        if let (Some(p), Some((of, _, dirs))) = (src_p, latency_dir)
             && let Some(x) = self.source_pct(of, dirs, p)?
         {
             self.used_source = true;
-            let _ = metric;
             return Ok(V::Num(x / 1000.0));
         }
         let values: Vec<f64> = s.pts.iter().map(|(_, v)| *v).collect();
         if values.is_empty() {
             return missing(format!("no common samples in `{}`", self.src(arg)));
         }
-        if let (Some(p), Some((_, metric, _))) = (p, latency_dir)
+        if let (Some(p), Some((_, metric, _))) = (src_p, latency_dir)
             && s.pts.len() == 1
             && s.pts[0].0.is_none()
             && p > 50.0
@@ -919,7 +962,11 @@ impl<'a> Env<'a> {
                 None => return missing(format!("no samples in `{}`", self.src(arg))),
             },
         };
-        if x.is_finite() { Ok(V::Num(x)) } else { missing(format!("`{}` is not a number", self.src(whole))) }
+        if x.is_finite() {
+            Ok(V::Num(x))
+        } else {
+            missing(format!("`{}` is not a number", self.src(whole)))
+        }
     }
 
     /// The source percentile of a latency metric of `of`, in ms; `Ok(None)` when the
@@ -977,9 +1024,7 @@ impl<'a> Env<'a> {
                 v
             }
             Collection::PoolMembers { of } => match self.subject(of)? {
-                Elem::Pool(i) => {
-                    ctx.pools().get(i).map(|p| p.members.clone()).unwrap_or_default()
-                }
+                Elem::Pool(i) => ctx.pools().get(i).map(|p| p.members.clone()).unwrap_or_default(),
                 _ => return missing("internal: pool.members of another element"),
             }
             .into_iter()
@@ -1082,6 +1127,22 @@ impl<'a> Env<'a> {
     }
 }
 
+/// Metrics that add up across disks (and split evenly over a stripe's members).
+fn is_additive(m: Metric) -> bool {
+    use Metric::*;
+    matches!(
+        m,
+        Iops | ReadIops
+            | WriteIops
+            | Mbps
+            | ReadMbps
+            | WriteMbps
+            | QueueDepth
+            | ReadQueueDepth
+            | WriteQueueDepth
+    )
+}
+
 fn collection_name(c: Collection) -> &'static str {
     match c {
         Collection::Disks => "disks",
@@ -1140,25 +1201,27 @@ fn role(r: advisor_topology::Role) -> Role {
     }
 }
 
-fn bench_field(b: &BenchInfo, f: BenchField) -> R<V> {
+fn bench_field(b: &BenchInfo, f: BenchField, label: &str) -> R<V> {
     let s = &b.settings;
     let need = |x: Option<f64>, what: &str| -> R<V> {
         match x {
             Some(x) if x.is_finite() => Ok(V::Num(x)),
-            _ => missing(format!("the benchmark output for {} does not state its {what}", b.name)),
+            _ => missing(format!("the benchmark output for {label} does not state its {what}")),
         }
     };
     let flag = |x: Option<bool>, what: &str| -> R<V> {
         match x {
             Some(x) => Ok(V::Bool(x)),
-            None => missing(format!("the benchmark output for {} does not state {what}", b.name)),
+            None => missing(format!("the benchmark output for {label} does not state {what}")),
         }
     };
     match f {
         BenchField::Tool => Ok(V::Text(s.tool.clone())),
         BenchField::Engine => match &s.engine {
             Some(e) => Ok(V::Text(e.clone())),
-            None => missing(format!("the benchmark output for {} does not state its IO engine", b.name)),
+            None => {
+                missing(format!("the benchmark output for {label} does not state its IO engine"))
+            }
         },
         BenchField::BlockSize => need(s.block_size_kib.map(|k| k * 1024.0), "block size"),
         BenchField::QueueDepth => need(s.queue_depth_per_thread.map(f64::from), "queue depth"),
@@ -1172,13 +1235,18 @@ fn bench_field(b: &BenchInfo, f: BenchField) -> R<V> {
         ),
         BenchField::WriteRatio => need(s.write_pct.map(|p| p / 100.0), "write share"),
         BenchField::Random => flag(s.random, "whether IO was random"),
-        BenchField::OsCache => flag(s.os_cache_disabled.map(|d| !d), "whether the OS cache was bypassed"),
+        BenchField::OsCache => {
+            flag(s.os_cache_disabled.map(|d| !d), "whether the OS cache was bypassed")
+        }
         BenchField::WriteThrough => flag(s.write_through, "whether writes went through"),
         // No `fsync=N` in the output means no explicit syncs.
         BenchField::SyncEvery => Ok(V::Num(s.sync_every.map_or(0.0, f64::from))),
         BenchField::FileSize => need(s.file_size_bytes.map(|b| b as f64), "file size"),
         BenchField::Duration => need(s.duration_s, "duration"),
-        BenchField::Warmup => need(s.warmup_s, "warm-up"),
+        // fio's ramp_time defaults to 0: a fio run that states none had no warm-up.
+        BenchField::Warmup => {
+            need(s.warmup_s.or(s.tool.eq_ignore_ascii_case("fio").then_some(0.0)), "warm-up")
+        }
     }
 }
 
@@ -1210,30 +1278,36 @@ fn latency_direction(m: Metric) -> Option<&'static [Direction]> {
     }
 }
 
-/// What to capture to get a metric: "a latency counter (...)".
-pub fn metric_help(m: Metric) -> &'static str {
+/// What to capture to get a metric: `("a latency counter", "PerfMon ...; iostat ...")`.
+pub fn metric_help(m: Metric) -> (&'static str, &'static str) {
     use Metric::*;
     match m {
-        Iops | ReadIops | WriteIops => {
-            "an IOPS counter (PerfMon Disk Transfers/sec, Disk Reads/sec, Disk Writes/sec; iostat r/s w/s)"
-        }
-        Mbps | ReadMbps | WriteMbps => {
-            "a throughput counter (PerfMon Disk Bytes/sec, Disk Read Bytes/sec, Disk Write Bytes/sec; iostat rkB/s wkB/s)"
-        }
-        LatencyMs | ReadLatencyMs | WriteLatencyMs => {
-            "a latency counter (PerfMon Avg. Disk sec/Transfer, Avg. Disk sec/Read, Avg. Disk sec/Write; iostat -x r_await w_await)"
-        }
-        SyncLatencyMs => "fio's sync latency (a job with fsync=N or fdatasync=N)",
+        Iops | ReadIops | WriteIops => (
+            "an IOPS counter",
+            "PerfMon Disk Transfers/sec, Disk Reads/sec, Disk Writes/sec; iostat r/s w/s",
+        ),
+        Mbps | ReadMbps | WriteMbps => (
+            "a throughput counter",
+            "PerfMon Disk Bytes/sec, Disk Read Bytes/sec, Disk Write Bytes/sec; iostat rkB/s wkB/s",
+        ),
+        LatencyMs | ReadLatencyMs | WriteLatencyMs => (
+            "a latency counter",
+            "PerfMon Avg. Disk sec/Transfer, Avg. Disk sec/Read, Avg. Disk sec/Write; iostat -x r_await w_await",
+        ),
+        SyncLatencyMs => ("fio's sync latency", "a fio job with fsync=N or fdatasync=N"),
         ReadIoKib | WriteIoKib | IoKib => {
-            "an IO size counter (PerfMon Avg. Disk Bytes/Transfer; iostat -x rareq-sz wareq-sz)"
+            ("an IO size counter", "PerfMon Avg. Disk Bytes/Transfer; iostat -x rareq-sz wareq-sz")
         }
         ReadQueueDepth | WriteQueueDepth | QueueDepth => {
-            "a queue depth counter (PerfMon Avg. Disk Queue Length; iostat -x aqu-sz)"
+            ("a queue depth counter", "PerfMon Avg. Disk Queue Length; iostat -x aqu-sz")
         }
-        BusyPct => "a busy-time counter (PerfMon % Idle Time; iostat -x %util)",
-        ReadPct => "read and write IOPS counters (PerfMon Disk Reads/sec and Disk Writes/sec; iostat r/s w/s)",
-        CpuPct => "a CPU counter (PerfMon \\Processor(_Total)\\% Processor Time; iostat -c)",
-        AvailableMemoryMib => "a memory counter (PerfMon \\Memory\\Available MBytes)",
+        BusyPct => ("a busy-time counter", "PerfMon % Idle Time; iostat -x %util"),
+        ReadPct => (
+            "read and write IOPS counters",
+            "PerfMon Disk Reads/sec and Disk Writes/sec; iostat r/s w/s",
+        ),
+        CpuPct => ("a CPU counter", "PerfMon \\Processor(_Total)\\% Processor Time; iostat -c"),
+        AvailableMemoryMib => ("a memory counter", "PerfMon \\Memory\\Available MBytes"),
     }
 }
 

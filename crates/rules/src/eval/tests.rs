@@ -1,1 +1,341 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::float_cmp)]
+
+use advisor_model::{BenchSettings, Direction, Metric, TargetKind};
+use advisor_topology::{BurstModel, Cache, DiskKind, DiskLimits, FigureOrigin, Role, VmLimits};
+
 use super::*;
+use crate::registry::{Origin, Registry, RuleFile};
+
+/// A rule from its parts; `scope` is `vm`, `disk`, ...
+fn rule(scope: &str, body: &str, evidence: &str) -> CheckedRule {
+    let src = format!(
+        "rule t\ntitle \"t\"\nseverity warning\nscope {scope}\n{body}\nevidence \"{evidence}\"\nfix \"f\"\n\
+         doc what \"\"\"w\"\"\"\ndoc why \"\"\"y\"\"\"\ndoc fix \"\"\"f\"\"\"\n"
+    );
+    match crate::compile("t.rule", &src) {
+        Ok(r) => r,
+        Err(d) => panic!("{}\n{src}", d.iter().map(ToString::to_string).collect::<String>()),
+    }
+}
+
+fn disk(name: &str, cache: Cache, role: Role, iops: Option<f64>, mbps: Option<f64>) -> DiskLimits {
+    DiskLimits {
+        name: name.to_owned(),
+        role,
+        cache,
+        cache_assumed: false,
+        sku: Some("P30".to_owned()),
+        kind: Some(DiskKind::PremiumSsd),
+        size_gib: Some(1024.0),
+        iops,
+        mbps,
+        origin: FigureOrigin::Catalog,
+        burst: BurstModel::None,
+        burst_iops: None,
+        burst_mbps: None,
+        pool: None,
+        source: Vec::new(),
+    }
+}
+
+fn vm() -> VmInfo {
+    VmInfo {
+        limits: VmLimits {
+            size: "Standard_DS13_v2".to_owned(),
+            series: "DSv2".to_owned(),
+            vcpu: Some(8),
+            max_data_disks: Some(32),
+            temp_gib: Some(112.0),
+            cache_gib: Some(288.0),
+            cached_iops: Some(32000.0),
+            cached_mbps: Some(256.0),
+            uncached_iops: Some(25600.0),
+            uncached_mbps: Some(384.0),
+            uncached_burst_iops: None,
+            uncached_burst_mbps: None,
+            premium_storage: true,
+            host_caching: true,
+            overridden: Vec::new(),
+            source: Vec::new(),
+        },
+        memory_gib: Some(56.0),
+        provisioned_iops: Some(5000.0),
+        provisioned_mbps: Some(200.0),
+    }
+}
+
+fn timed(values: &[f64]) -> Series {
+    values.iter().enumerate().map(|(i, v)| (Some(i as i64 * 1000), *v)).collect()
+}
+
+/// A topology with a VM and one P30 data disk `E:` matched to target `2 E:`.
+fn one_disk() -> (StaticContext, TargetId) {
+    let mut c = StaticContext { topology: true, vm: Some(vm()), ..Default::default() };
+    let t = c.add_target("2 E:", TargetKind::Disk);
+    c.intervals.insert(t, 1.0);
+    c.disks.push(DiskInfo {
+        limits: disk("E:", Cache::ReadOnly, Role::Data, Some(5000.0), Some(200.0)),
+        tier: Some("Premium SSD".to_owned()),
+        temp: false,
+        targets: vec![t],
+    });
+    (c, t)
+}
+
+fn only(o: &Outcome) -> &Finding {
+    assert_eq!(o.findings.len(), 1, "{o:#?}");
+    &o.findings[0]
+}
+
+#[test]
+fn series_sum_aligns_by_timestamp() {
+    let (mut c, e) = one_disk();
+    let f = c.add_target("3 F:", TargetKind::Disk);
+    c.disks.push(DiskInfo {
+        limits: disk("F:", Cache::None, Role::Log, Some(5000.0), Some(200.0)),
+        tier: None,
+        temp: false,
+        targets: vec![f],
+    });
+    c.set_series(e, Metric::Iops, vec![(Some(0), 1.0), (Some(1000), 2.0), (Some(2000), 3.0)]);
+    c.set_series(f, Metric::Iops, vec![(Some(1000), 10.0), (Some(2000), 20.0), (Some(3000), 99.0)]);
+    let r = rule(
+        "vm",
+        "let total = sum(iops) over disks\nlet peak = max(total)\nlet low = min(total)\nwhen peak > 0 iops",
+        "{peak:.0} {low:.0}",
+    );
+    let o = evaluate_rule(&r, &c);
+    // Only 1000 and 2000 are in both: 12 and 23; the 99 at 3000 has no partner.
+    assert_eq!(only(&o).evidence, "23 12");
+    // Series with scalar broadcasts; comparisons of series give bool series.
+    let r = rule("disk", "let hi = share(iops * 2 >= 4 iops)\nwhen hi > 50%", "{hi:.1}%");
+    let o = evaluate_rule(&r, &c);
+    let e: Vec<_> = o.findings.iter().map(|f| (f.subject.as_str(), f.evidence.as_str())).collect();
+    assert_eq!(e, [("E:", "66.7%"), ("F:", "100.0%")]);
+}
+
+#[test]
+fn sustained_needs_an_unbroken_run() {
+    let (mut c, e) = one_disk();
+    c.set_series(e, Metric::Iops, timed(&[500.0, 500.0, 10.0, 500.0, 500.0, 500.0, 10.0]));
+    let fires = |c: &StaticContext, d: &str| {
+        let r = rule("disk", &format!("when sustained(iops > 100 iops, {d})"), "x");
+        !evaluate_rule(&r, c).findings.is_empty()
+    };
+    assert!(fires(&c, "3 s"));
+    assert!(!fires(&c, "4 s"));
+    let r = rule("disk", "let t = duration(iops > 100 iops)\nwhen t >= 5 s", "{t:.0} s");
+    assert_eq!(only(&evaluate_rule(&r, &c)).evidence, "5 s");
+    // A run broken by a gap in the timestamps is two runs.
+    c.set_series(e, Metric::Iops, vec![(Some(0), 500.0), (Some(1000), 500.0), (Some(9000), 500.0)]);
+    assert!(!fires(&c, "3 s"));
+}
+
+#[test]
+fn empty_collections() {
+    let (c, _) = one_disk();
+    let r = rule(
+        "vm",
+        "let n = count(disk) over disks where disk.role == log\n\
+         let s = sum(disk.iops_cap) over disks where disk.role == log\n\
+         when n == 0 and s == 0 iops and not (any(disk.cache == none) over disks where disk.role == log)\n\
+         and (all(disk.cache == none) over disks where disk.role == log)",
+        "{n:.0} {s:.0}",
+    );
+    assert_eq!(only(&evaluate_rule(&r, &c)).evidence, "0 0");
+    let r = rule(
+        "vm",
+        "let m = avg(disk.iops_cap) over disks where disk.role == log\nwhen m > 0 iops",
+        "x",
+    );
+    let o = evaluate_rule(&r, &c);
+    assert!(o.findings.is_empty());
+    assert!(o.not_evaluated[0].reason.contains("none passes `where`"), "{o:?}");
+    // A sum of series over no disk is 0: not at any cap.
+    let r = rule(
+        "vm",
+        "let s = sum(mbps) over disks where disk.role == temp\nwhen p95(s) > 1 MB/s",
+        "x",
+    );
+    let o = evaluate_rule(&r, &c);
+    assert_eq!((o.findings.len(), o.not_evaluated.len()), (0, 0), "{o:?}");
+}
+
+#[test]
+fn missing_inputs_are_not_evaluated_with_what_to_provide() {
+    // No topology at all.
+    let c = StaticContext::default();
+    let vm_rule = rule("vm", "when vm.cached_mbps > 1 MB/s", "x");
+    let o = evaluate_rule(&vm_rule, &c);
+    assert_eq!(o.not_evaluated.len(), 1);
+    assert_eq!(o.not_evaluated[0].reason, NEEDS_VM);
+    assert_eq!(o.not_evaluated[0].subject, None);
+    let sum_rule = rule("vm", "when p95(sum(iops) over disks) > 1 iops", "x");
+    assert_eq!(evaluate_rule(&sum_rule, &c).not_evaluated[0].reason, NO_DISKS);
+    let disk_rule = rule("disk", "when p95(iops) > 1 iops", "x");
+    assert_eq!(evaluate_rule(&disk_rule, &c).not_evaluated[0].reason, NO_DISKS);
+    let pool_rule = rule("pool", "when pool.columns != pool.disks", "x");
+    assert_eq!(evaluate_rule(&pool_rule, &c).not_evaluated[0].reason, NO_POOLS);
+    let bench_rule = rule("bench", "when bench.os_cache", "x");
+    assert_eq!(evaluate_rule(&bench_rule, &c).not_evaluated[0].reason, NO_BENCH);
+
+    // A metric the capture lacks names the counters to add.
+    let (mut c, e) = one_disk();
+    c.set_series(e, Metric::Iops, timed(&[1.0, 2.0]));
+    let r = rule("disk", "when p95(latency_ms) > 5 ms", "x");
+    let o = evaluate_rule(&r, &c);
+    assert_eq!(o.not_evaluated[0].subject.as_deref(), Some("E:"));
+    assert!(
+        o.not_evaluated[0]
+            .reason
+            .starts_with("needs a latency counter for this disk (PerfMon Avg. Disk sec/Transfer"),
+        "{o:?}"
+    );
+    // Division by zero.
+    c.set_series(e, Metric::Iops, timed(&[0.0, 0.0]));
+    let r = rule("disk", "let x = 1 / avg(iops)\nwhen x > 1 s", "x");
+    let o = evaluate_rule(&r, &c);
+    assert!(o.not_evaluated[0].reason.starts_with("division by zero"), "{o:?}");
+    // `exists` never makes a rule not evaluated, and `or` / `and` short-circuit.
+    let r = rule("disk", "when exists(latency_ms) or p95(iops) >= 0 iops", "x");
+    assert_eq!(evaluate_rule(&r, &c).findings.len(), 1);
+    let r = rule("disk", "when p95(latency_ms) > 1 ms and false", "x");
+    let o = evaluate_rule(&r, &c);
+    assert_eq!((o.findings.len(), o.not_evaluated.len()), (0, 0));
+}
+
+#[test]
+fn one_reason_per_rule_when_every_subject_shares_it() {
+    let (mut c, _) = one_disk();
+    for n in ["F:", "G:", "H:"] {
+        c.disks.push(DiskInfo {
+            limits: disk(n, Cache::None, Role::Data, Some(5000.0), Some(200.0)),
+            tier: None,
+            temp: false,
+            targets: Vec::new(),
+        });
+    }
+    let r = rule("disk", "when p95(iops) > 1 iops", "x");
+    let o = evaluate_rule(&r, &c);
+    // E: has a target but no iops series; F:, G:, H: have no target: two reasons.
+    assert_eq!(o.not_evaluated.len(), 2, "{o:#?}");
+    assert!(o.not_evaluated.iter().any(|n| n.subject.as_deref() == Some("F:, G:, H:")));
+    c.disks.remove(0);
+    let o = evaluate_rule(&r, &c);
+    assert_eq!(o.not_evaluated.len(), 1);
+    assert_eq!(o.not_evaluated[0].subject, None);
+}
+
+#[test]
+fn interpolation_prints_display_units() {
+    let (mut c, e) = one_disk();
+    c.set_series(e, Metric::LatencyMs, timed(&[2.0, 4.0]));
+    c.set_series(e, Metric::IoKib, timed(&[8.0, 8.0]));
+    c.set_series(e, Metric::BusyPct, timed(&[50.0, 100.0]));
+    let r = rule(
+        "disk",
+        "let lat = avg(latency_ms)\nlet io = p50(io_kib)\nlet busy = avg(busy_pct)\nwhen true",
+        "{disk.name} {disk.cache} {lat:.1} ms {io} KiB {busy:.0}% {vm.memory:.0} GiB {vm.cache_size} {vm.size} {busy}",
+    );
+    let f = only(&evaluate_rule(&r, &c)).clone();
+    assert_eq!(f.evidence, "E: ReadOnly 3.0 ms 8 KiB 75% 56 GiB 288 Standard_DS13_v2 75");
+    assert_eq!(f.metrics.get("lat"), Some(&3.0));
+    assert_eq!(f.metrics.get("io"), Some(&8.0));
+    assert_eq!(f.metrics.get("busy"), Some(&75.0));
+    assert_eq!(f.metrics.get("vm.memory"), Some(&56.0));
+    // A value the evidence names but the topology lacks prints n/a.
+    let r = rule("disk", "when true", "{disk.burst_iops:.0} IOPS");
+    assert_eq!(only(&evaluate_rule(&r, &c)).evidence, "n/a IOPS");
+}
+
+#[test]
+fn capture_mib_and_azure_mb() {
+    let (mut c, e) = one_disk();
+    // 200 MiB/s in the capture is 209.7 MB/s against Azure's 200 MB/s cap.
+    c.set_series(e, Metric::Mbps, timed(&[200.0, 200.0]));
+    let r = rule(
+        "disk",
+        "let p = p95(mbps)\nwhen p >= disk.mbps_cap and p < 210 MB/s and p == 200 MiB/s",
+        "{p:.1} MB/s of {disk.mbps_cap:.0} MB/s, {p:.0} MiB/s",
+    );
+    let f = only(&evaluate_rule(&r, &c)).clone();
+    assert_eq!(f.evidence, "209.7 MB/s of 200 MB/s, 200 MiB/s");
+    assert!((f.metrics["p"] - 209.7152).abs() < 1e-9, "{:?}", f.metrics);
+    assert_eq!(f.metrics["disk.mbps_cap"], 200.0);
+}
+
+#[test]
+fn benchmarks_use_the_tools_own_percentiles() {
+    let mut c = StaticContext::default();
+    let t = c.add_target("E:\\io.dat", TargetKind::Benchmark);
+    c.set_series(t, Metric::LatencyMs, vec![(None, 2.0)]);
+    c.set_series(t, Metric::Iops, vec![(None, 1000.0)]);
+    c.percentiles
+        .insert(t, vec![(Direction::Total, 99.9, 600.0), (Direction::Total, 100.0, 900.0)]);
+    c.benches.push(BenchInfo {
+        target: t,
+        name: "E:\\io.dat".to_owned(),
+        settings: BenchSettings {
+            tool: "DiskSpd".to_owned(),
+            duration_s: Some(30.0),
+            warmup_s: Some(0.0),
+            ..Default::default()
+        },
+    });
+    let r = rule(
+        "bench",
+        "let p999 = pct(latency_ms, 99.9)\nlet top = max(latency_ms)\nwhen p999 >= 500 ms",
+        "{p999:.0} ms {top:.0} ms {bench.duration:.0} s {bench.warmup}",
+    );
+    let f = only(&evaluate_rule(&r, &c)).clone();
+    assert_eq!(f.evidence, "600 ms 900 ms 30 s 0");
+    assert_eq!(f.metrics.get("p999.from_source"), Some(&1.0));
+    // Without the tool's percentiles a summary's p99 is not its average.
+    let r = rule("bench", "when p99(latency_ms) > 1 ms", "x");
+    c.percentiles.clear();
+    let o = evaluate_rule(&r, &c);
+    assert!(o.not_evaluated[0].reason.contains("own latency percentiles"), "{o:?}");
+    // `sustained` needs samples over time.
+    let r = rule("bench", "when sustained(iops > 1 iops, 1 s)", "x");
+    assert!(evaluate_rule(&r, &c).not_evaluated[0].reason.contains("samples over time"));
+}
+
+#[test]
+fn set_overrides_change_the_outcome_and_output_is_sorted() {
+    let (mut c, e) = one_disk();
+    c.set_series(e, Metric::Iops, timed(&[4000.0, 4000.0]));
+    let text = |id: &str, sev: &str| {
+        format!(
+            "rule {id}\ntitle \"t\"\nseverity {sev}\nscope disk\nparam cap = 90%  \"share\"\n\
+             when p95(iops) >= disk.iops_cap * cap\nevidence \"{{cap:.0}}%\"\nfix \"f\"\n\
+             doc what \"\"\"w\"\"\"\ndoc why \"\"\"y\"\"\"\ndoc fix \"\"\"f\"\"\"\n"
+        )
+    };
+    let mut reg = Registry::new();
+    let files = vec![
+        RuleFile { path: "b-rule.rule".into(), text: text("b-rule", "info") },
+        RuleFile { path: "a-rule.rule".into(), text: text("a-rule", "info") },
+        RuleFile { path: "c-rule.rule".into(), text: text("c-rule", "critical") },
+    ];
+    reg.add_files(files, &Origin::Shipped).unwrap();
+    assert!(evaluate(reg.rules(), &c).findings.is_empty());
+    for id in ["a-rule", "b-rule", "c-rule"] {
+        reg.set(&format!("{id}.cap=80%")).unwrap();
+    }
+    let o = evaluate(reg.rules(), &c);
+    let ids: Vec<&str> = o.findings.iter().map(|f| f.rule.as_str()).collect();
+    assert_eq!(ids, ["c-rule", "a-rule", "b-rule"]);
+    assert_eq!(o.findings[0].evidence, "80%");
+}
+
+#[test]
+fn shipped_rules_evaluate_without_inputs() {
+    let (reg, res) = Registry::shipped();
+    res.unwrap();
+    let o = evaluate(reg.rules(), &StaticContext::default());
+    assert!(o.findings.is_empty());
+    // Every rule says why it was not evaluated, once.
+    let mut ids: Vec<&str> = o.not_evaluated.iter().map(|n| n.rule.as_str()).collect();
+    ids.dedup();
+    assert_eq!(ids.len(), reg.len());
+}

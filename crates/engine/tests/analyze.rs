@@ -1,0 +1,191 @@
+//! `analyze` on the project's own captures and topologies: real findings, by id and number.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::float_cmp)]
+
+use std::path::PathBuf;
+
+use advisor_engine::{EngineError, Input, Options, analyze, findings_of, not_evaluated_of};
+use advisor_model::Analysis;
+use advisor_rules::{Registry, Scope};
+use advisor_topology::{Catalog, Topology};
+
+fn repo(p: &str) -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../")).join(p)
+}
+
+const PERFMON: &str = "fixtures/captures/perfmon-csv/azure-vm_physicaldisk-logicaldisk-cpu-memory_eastern-240_1s_crlf.csv";
+
+fn topology(p: &str) -> Topology {
+    Topology::load(&repo(p), &Catalog::builtin().unwrap()).unwrap()
+}
+
+fn run(captures: &[&str], topo: Option<&str>, options: &Options) -> Analysis {
+    let inputs: Vec<Input> = captures.iter().map(|c| Input::Path(repo(c))).collect();
+    let t = topo.map(topology);
+    analyze(&inputs, t.as_ref(), options).unwrap()
+}
+
+#[test]
+fn ds13_v2_field_case_on_the_perfmon_capture() {
+    let a = run(
+        &[PERFMON],
+        Some("fixtures/topologies/ds13_v2_temp_and_cached_p30.toml"),
+        &Options::default(),
+    );
+    assert_eq!(a.schema, "advisor.report/v1");
+    assert_eq!(a.tool.name, "advisor");
+    assert_eq!(a.vm.as_deref(), Some("Standard_DS13_v2"));
+
+    // E: (P30, 5,000 IOPS) at its cap with latency far above 2 ms.
+    let f = findings_of(&a, "disk-iops-throttled").next().expect("disk-iops-throttled");
+    assert_eq!(f.subject, "E:");
+    assert!((f.metrics["iops_p95"] - 5131.6).abs() < 0.1, "{:?}", f.metrics);
+    assert_eq!(f.metrics["disk.iops_cap"], 5000.0);
+    assert!(f.metrics["latency_p95"] > 5.0);
+    assert!(
+        f.evidence.starts_with("E: ran 5132 IOPS (p95), 103% of its 5000 IOPS cap"),
+        "{}",
+        f.evidence
+    );
+
+    // The temp disk D: and the cached disks share DS13_v2's 256 MB/s cached limit.
+    let f = findings_of(&a, "vm-cached-throughput-cap").next().expect("vm-cached-throughput-cap");
+    assert_eq!(f.subject, "vm");
+    assert_eq!(f.metrics["vm.cached_mbps"], 256.0);
+    assert!((f.metrics["cached_mbps_p95"] - 247.13).abs() < 0.01, "{:?}", f.metrics);
+    assert!(findings_of(&a, "temp-disk-with-cached-disks").next().is_some());
+    // Critical first.
+    assert_eq!(a.findings[0].severity, advisor_model::Severity::Critical);
+
+    // No benchmark and no pool: said once per rule.
+    let ne: Vec<_> = not_evaluated_of(&a, "bench-too-short").collect();
+    assert_eq!(ne.len(), 1);
+    assert!(ne[0].reason.starts_with("no benchmark in the inputs"));
+    assert!(
+        not_evaluated_of(&a, "striped-qd-below-8")
+            .next()
+            .unwrap()
+            .reason
+            .contains("no striped pools")
+    );
+
+    // The checklist ties targets to the topology; charts carry the caps.
+    let e = a.targets.iter().find(|t| t.name == "2 E:").unwrap();
+    assert_eq!(e.matched.as_deref(), Some("E:"));
+    assert!(e.metrics["iops"].p99 > 5000.0);
+    let c = a.charts.iter().find(|c| c.target == "2 E:" && c.metric == "mbps").unwrap();
+    assert!(c.points.len() <= 300 && c.points.len() >= 2);
+    assert!((c.caps[0].value - 190.73).abs() < 0.01, "{:?}", c.caps);
+    assert!(c.caps[0].label.contains("MiB/s"));
+    let total =
+        a.charts.iter().find(|c| c.target == "PhysicalDisk(_Total)" && c.metric == "iops").unwrap();
+    assert!(total.caps.iter().any(|l| l.label.contains("Standard_DS13_v2")));
+    // F: is busy but not in the topology.
+    assert!(a.warnings.iter().any(|w| w.contains("3 F:")), "{:?}", a.warnings);
+}
+
+/// Rules that need neither VM size nor disks (host counters and capture targets only).
+const NEED_NO_TOPOLOGY: &[&str] = &["cpu-saturated"];
+
+#[test]
+fn without_a_topology_vm_disk_and_pool_rules_say_to_pass_one() {
+    let a = run(&[PERFMON], None, &Options::default());
+    assert_eq!(a.vm, None);
+    let (reg, res) = Registry::shipped();
+    res.unwrap();
+    let mut checked = 0;
+    for r in reg.rules().filter(|r| matches!(r.scope, Scope::Vm | Scope::Disk | Scope::Pool)) {
+        if NEED_NO_TOPOLOGY.contains(&r.id.as_str()) {
+            assert!(not_evaluated_of(&a, &r.id).next().is_none(), "{} should evaluate", r.id);
+            continue;
+        }
+        let ne: Vec<_> = not_evaluated_of(&a, &r.id).collect();
+        assert_eq!(ne.len(), 1, "{}: {ne:?}", r.id);
+        assert!(
+            ne[0].reason.contains("--vm") || ne[0].reason.contains("--topology"),
+            "{}: {}",
+            r.id,
+            ne[0].reason
+        );
+        assert!(findings_of(&a, &r.id).next().is_none());
+        checked += 1;
+    }
+    assert!(checked >= 20, "{checked}");
+    // Target rules still run on the capture alone.
+    assert!(not_evaluated_of(&a, "throttle-latency-tail").next().is_none());
+}
+
+#[test]
+fn benchmarks_fio_and_diskspd() {
+    let a = run(
+        &[
+            "fixtures/captures/fio-json/fio341_4k_randwrite_qd1_psync_fsync1.jsonplus.json",
+            "fixtures/captures/diskspd-xml/diskspd_win_64k_randread_o4_t2_noL.xml",
+        ],
+        Some("fixtures/topologies/ds1_p30.toml"),
+        &Options::default(),
+    );
+    let f = findings_of(&a, "bench-fsync-latency-hidden").next().expect("fsync");
+    assert_eq!(f.subject, "/mnt/scratch/fio_rw.dat");
+    assert_eq!(f.metrics["bench.sync_every"], 1.0);
+    assert!((f.metrics["sync_latency"] - 0.3252).abs() < 1e-3, "{:?}", f.metrics);
+    let f = findings_of(&a, "bench-single-thread-qd1").next().expect("qd1");
+    assert_eq!(f.metrics["bench.queue_depth"], 1.0);
+    // DiskSpd without -Sh: buffered; fio with direct=0 too.
+    let subjects: Vec<&str> =
+        findings_of(&a, "bench-os-cache-enabled").map(|f| f.subject.as_str()).collect();
+    assert_eq!(subjects, ["/mnt/scratch/fio_rw.dat", "E:\\scratch\\dsw_target4.dat"]);
+    let f = findings_of(&a, "bench-too-short").find(|f| f.subject.starts_with("E:")).unwrap();
+    assert_eq!(
+        f.evidence,
+        "The run measured for 5 s after a warm-up of 1 s: too short for a steady state, or not warmed up"
+    );
+    assert!(!a.curves.is_empty());
+    assert!(a.curves.iter().all(|c| c.points.windows(2).all(|w| w[0].0 <= w[1].0)));
+    assert_eq!(a.inputs.len(), 2);
+    assert_eq!(a.inputs[0].format, "fio-json");
+}
+
+#[test]
+fn set_values_inputs_in_memory_and_errors() {
+    let bytes = std::fs::read(repo(PERFMON)).unwrap();
+    let inputs = [Input::Bytes { name: "capture.csv".into(), bytes }];
+    let t = topology("fixtures/topologies/ds13_v2_temp_and_cached_p30.toml");
+    let strict = Options {
+        sets: vec!["disk-iops-throttled.latency_floor=50 ms".into()],
+        ..Default::default()
+    };
+    let a = analyze(&inputs, Some(&t), &strict).unwrap();
+    assert_eq!(a.inputs[0].file, "capture.csv");
+    assert!(findings_of(&a, "disk-iops-throttled").next().is_none());
+    assert!(findings_of(&a, "vm-cached-throughput-cap").next().is_some());
+
+    let bad = Options { sets: vec!["disk-iops-throttled.nope=1".into()], ..Default::default() };
+    assert!(matches!(analyze(&inputs, None, &bad), Err(EngineError::Setting(_))));
+    let missing = [Input::Path(repo("fixtures/captures/nope.csv"))];
+    let e = analyze(&missing, None, &Options::default()).unwrap_err();
+    assert!(matches!(e, EngineError::Ingest(_)));
+    assert!(e.to_string().contains("nope.csv"));
+}
+
+#[test]
+fn striped_pool_seen_through_its_volume() {
+    let a =
+        run(&[PERFMON], Some("fixtures/topologies/striped_pool_4disk.toml"), &Options::default());
+    // The pool rules are evaluated (or say what they miss) for pool F:, never "no pools".
+    for id in ["pool-columns-mismatch", "stripe-size-mismatch", "striped-qd-below-8"] {
+        assert!(
+            not_evaluated_of(&a, id).all(|n| !n.reason.contains("no striped pools")),
+            "{id}: {:?}",
+            not_evaluated_of(&a, id).collect::<Vec<_>>()
+        );
+    }
+}
+
+#[test]
+fn reduce_points_keeps_each_buckets_peak() {
+    let pts: Vec<(i64, f64)> = (0..1000).map(|i| (i, if i == 517 { 99.0 } else { 1.0 })).collect();
+    let r = advisor_engine::reduce_points(&pts, 300);
+    assert!(r.len() <= 300);
+    assert!(r.contains(&(517, 99.0)));
+}
