@@ -5,8 +5,10 @@ mod analyze;
 mod inspect;
 
 pub use advisor_normalize::{Capture, ErrorKind, IngestError, read_bytes, read_path};
-pub use inspect::{Inspection, MetricStats, TargetInspection, inspect_bytes, inspect_capture, inspect_path};
 pub use analyze::{
     BUSY_IOPS, CHART_POINTS, EngineError, Input, Options, analyze, analyze_captures, findings_of,
     load_rules, not_evaluated_of, reduce_points,
+};
+pub use inspect::{
+    Inspection, MetricStats, TargetInspection, inspect_bytes, inspect_capture, inspect_path,
 };
