@@ -61,7 +61,11 @@ pub fn read_bytes(file: &str, bytes: &[u8]) -> Result<Capture, IngestError> {
     if decoded.encoding != decode::UTF_8 {
         meta.notes.push(format!("text encoding: {}", decoded.encoding.name()));
     }
-    let frame = frame::derive(frame, format.is_benchmark()).map_err(|e| polars_error(file, e))?;
+    let mut frame =
+        frame::derive(frame, format.is_benchmark()).map_err(|e| polars_error(file, e))?;
+    // One chunk per column: every later filter (per target) would otherwise re-concatenate
+    // the chunks the readers produced, once per call.
+    frame.rechunk_mut_par();
     let since_boot = match since_boot {
         Some(f) => Some(frame::derive(f, false).map_err(|e| polars_error(file, e))?),
         None => None,

@@ -4,6 +4,8 @@ use advisor_model::Metric;
 use serde::Serialize;
 
 use crate::Capture;
+use crate::frame::TARGET;
+use polars::prelude::*;
 
 /// Percentiles of one metric over the capture (nearest-rank, nulls ignored).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -49,18 +51,35 @@ pub struct TargetSummary {
 
 impl Capture {
     /// Stats of every metric for every target that has values.
+    ///
+    /// The frame is split by target once (a polars filter per target), so the cost is one
+    /// pass over the rows per target rather than one per (target, metric).
     pub fn summary(&self) -> Vec<TargetSummary> {
         let metrics = self.metrics();
+        let Ok(targets) = self.frame.column(TARGET).and_then(|c| c.u32().cloned()) else {
+            return Vec::new();
+        };
+        let names: Vec<&str> = metrics.iter().map(|m| m.name()).collect();
+        let Ok(columns) = self.frame.select(names) else {
+            return Vec::new();
+        };
         (0..self.meta.targets.len() as u32)
-            .map(|t| TargetSummary {
-                target: t,
-                name: self.meta.targets[t as usize].name.clone(),
-                metrics: metrics
+            .filter_map(|t| {
+                let part = columns.filter(&targets.equal(t)).ok()?;
+                let stats: Vec<(Metric, Stats)> = metrics
                     .iter()
-                    .filter_map(|m| Stats::of(&self.values(t, *m)).map(|s| (*m, s)))
-                    .collect(),
+                    .filter_map(|m| {
+                        let col = part.column(m.name()).ok()?.f64().ok()?.clone();
+                        let values: Vec<f64> = col.iter().flatten().collect();
+                        Stats::of(&values).map(|s| (*m, s))
+                    })
+                    .collect();
+                (!stats.is_empty()).then(|| TargetSummary {
+                    target: t,
+                    name: self.meta.targets[t as usize].name.clone(),
+                    metrics: stats,
+                })
             })
-            .filter(|s| !s.metrics.is_empty())
             .collect()
     }
 }
