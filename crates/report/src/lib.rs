@@ -1,0 +1,177 @@
+//! Renders an [`Analysis`] for people and tools: one self-contained HTML page with inline
+//! SVG charts, Markdown that pastes cleanly into a ticket, and the JSON report of the
+//! contract (`advisor.report/v1`) with its JSON Schema.
+//!
+//! The HTML and Markdown come from Tera templates compiled into the binary (the
+//! repository's `templates/`); a directory given with [`Renderer::with_overrides`] replaces
+//! them file by file. One [`tera::Tera`] instance holds every template and the report's
+//! filters (`num`, `unit`, `percent`, `duration`, `md`, `label`).
+
+mod charts;
+mod filters;
+pub mod fmt;
+mod templates;
+mod view;
+
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use advisor_model::{Analysis, REPORT_SCHEMA};
+
+pub use templates::embedded_names;
+pub use view::verdict;
+
+/// A report format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Markdown,
+    Html,
+    Json,
+}
+
+impl Format {
+    /// The format a file name asks for by its extension (`.html`/`.htm`, `.md`/`.markdown`,
+    /// `.json`, any case); `None` for anything else.
+    pub fn from_path(path: &Path) -> Option<Format> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "html" | "htm" => Some(Format::Html),
+            "md" | "markdown" => Some(Format::Markdown),
+            "json" => Some(Format::Json),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Markdown => "md",
+            Format::Html => "html",
+            Format::Json => "json",
+        }
+    }
+}
+
+impl FromStr for Format {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "md" | "markdown" => Ok(Format::Markdown),
+            "html" | "htm" => Ok(Format::Html),
+            "json" => Ok(Format::Json),
+            _ => Err(format!("unknown report format `{s}` (expected md, html or json)")),
+        }
+    }
+}
+
+/// What went wrong while rendering.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    /// A template failed to parse or render; the message names the template and the cause.
+    #[error("template {name}: {message}")]
+    Template { name: String, message: String },
+    /// An override directory could not be read.
+    #[error("templates directory {}: {source}", path.display())]
+    Overrides { path: PathBuf, source: std::io::Error },
+    /// A chart could not be drawn.
+    #[error("chart: {0}")]
+    Chart(String),
+    #[error("JSON: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+/// Facts about the run that the [`Analysis`] does not carry but the verdict reads better
+/// with.
+#[derive(Debug, Clone, Default)]
+pub struct RenderOptions {
+    /// How many rules were in force, so the verdict can say "in 24 rules evaluated".
+    pub rules_in_force: Option<usize>,
+}
+
+/// Renders analyses. Build once, render many (the server shares one).
+#[derive(Debug)]
+pub struct Renderer {
+    tera: tera::Tera,
+}
+
+impl Renderer {
+    /// The embedded templates only.
+    pub fn new() -> Result<Renderer, ReportError> {
+        Self::with_overrides(None)
+    }
+
+    /// The embedded templates, each replaced by the file of the same relative name in
+    /// `dir` when there is one (`dir/report.html.tera`, `dir/partials/findings.md.tera`);
+    /// files in `dir` with new names are added, so overrides can include their own partials.
+    pub fn with_overrides(dir: Option<&Path>) -> Result<Renderer, ReportError> {
+        Ok(Renderer { tera: templates::load(dir)? })
+    }
+
+    /// Renders `analysis` in `format`. HTML and Markdown end with a newline; so does JSON.
+    pub fn render(
+        &self,
+        analysis: &Analysis,
+        format: Format,
+        options: &RenderOptions,
+    ) -> Result<String, ReportError> {
+        match format {
+            Format::Json => to_json(analysis),
+            Format::Markdown => self.page("report.md.tera", analysis, options, false),
+            Format::Html => self.page("report.html.tera", analysis, options, true),
+        }
+    }
+
+    fn page(
+        &self,
+        name: &str,
+        analysis: &Analysis,
+        options: &RenderOptions,
+        charts: bool,
+    ) -> Result<String, ReportError> {
+        let view = view::build(analysis, options, charts)?;
+        let ctx = tera::Context::from_serialize(&view).map_err(|e| ReportError::Template {
+            name: name.to_owned(),
+            message: templates::chain(&e),
+        })?;
+        self.render_template(name, &ctx)
+    }
+
+    /// Renders any registered template with a context of the caller's (for pages beyond
+    /// the report, such as an upload form), with the same filters.
+    pub fn render_template(&self, name: &str, ctx: &tera::Context) -> Result<String, ReportError> {
+        let mut out = self.tera.render(name, ctx).map_err(|e| ReportError::Template {
+            name: name.to_owned(),
+            message: templates::chain(&e),
+        })?;
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        Ok(out)
+    }
+}
+
+/// The JSON report: the serde form of [`Analysis`], pretty-printed, newline-terminated.
+pub fn to_json(analysis: &Analysis) -> Result<String, ReportError> {
+    let mut s = serde_json::to_string_pretty(analysis)?;
+    s.push('\n');
+    Ok(s)
+}
+
+/// The JSON Schema of the JSON report, generated from the Rust types, with `schema` pinned
+/// to [`REPORT_SCHEMA`].
+pub fn json_schema() -> serde_json::Value {
+    let mut schema = serde_json::to_value(schemars::schema_for!(Analysis)).unwrap_or_default();
+    if let Some(obj) = schema.as_object_mut() {
+        obj.insert("title".into(), format!("advisor JSON report ({REPORT_SCHEMA})").into());
+        if let Some(s) = obj
+            .get_mut("properties")
+            .and_then(|p| p.get_mut("schema"))
+            .and_then(|s| s.as_object_mut())
+        {
+            s.insert("const".into(), REPORT_SCHEMA.into());
+        }
+    }
+    schema
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,514 @@
+//! What the HTML and Markdown templates see: the [`Analysis`] arranged for reading. The
+//! verdict sentence, findings grouped by severity, each target's checklist rows in a fixed
+//! order and its charts, the rules not evaluated grouped by reason, the inputs.
+//!
+//! Numbers stay numbers here; the templates format them with the filters.
+
+use std::collections::BTreeMap;
+
+use advisor_model::{
+    Analysis, ChartSeries, Finding, MetricSummary, NotEvaluated, PercentileCurve, Severity,
+};
+use serde::Serialize;
+
+use crate::charts;
+use crate::{RenderOptions, ReportError};
+
+/// The checklist's row order: the list first, then the rest by name.
+const ORDER: &[&str] = &[
+    "iops",
+    "read_iops",
+    "write_iops",
+    "mbps",
+    "read_mbps",
+    "write_mbps",
+    "latency_ms",
+    "read_latency_ms",
+    "write_latency_ms",
+    "sync_latency_ms",
+    "queue_depth",
+    "read_queue_depth",
+    "write_queue_depth",
+    "io_kib",
+    "read_io_kib",
+    "write_io_kib",
+    "read_pct",
+    "busy_pct",
+    "cpu_pct",
+    "available_memory_mib",
+];
+
+fn rank(metric: &str) -> usize {
+    ORDER.iter().position(|m| *m == metric).unwrap_or(ORDER.len())
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct View<'a> {
+    verdict: String,
+    /// `critical`, `warning`, `info`, or `ok`.
+    status: &'static str,
+    counts: Counts,
+    tool: &'a advisor_model::ToolInfo,
+    schema: &'a str,
+    vm: Option<&'a str>,
+    groups: Vec<Group<'a>>,
+    bench_charts: Vec<Chart>,
+    targets: Vec<TargetView<'a>>,
+    not_evaluated: Vec<Reason<'a>>,
+    not_evaluated_count: usize,
+    inputs: Vec<InputView<'a>>,
+    warnings: &'a [String],
+    charts: bool,
+}
+
+#[derive(Debug, Default, Serialize)]
+struct Counts {
+    critical: usize,
+    warning: usize,
+    info: usize,
+    total: usize,
+}
+
+#[derive(Debug, Serialize)]
+struct Group<'a> {
+    severity: &'static str,
+    heading: &'static str,
+    findings: Vec<FindingView<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+struct FindingView<'a> {
+    #[serde(flatten)]
+    finding: &'a Finding,
+    /// A stable anchor for links inside the page.
+    anchor: String,
+    /// `metrics` in name order, as a list the templates can loop over.
+    numbers: Vec<Number<'a>>,
+    /// `refs` that are web links (http, https): only these become links; anything else a
+    /// rule file says is shown as text.
+    links: Vec<&'a str>,
+}
+
+#[derive(Debug, Serialize)]
+struct Number<'a> {
+    name: &'a str,
+    value: f64,
+}
+
+#[derive(Debug, Serialize)]
+struct Row<'a> {
+    metric: &'a str,
+    #[serde(flatten)]
+    stats: &'a MetricSummary,
+}
+
+#[derive(Debug, Serialize)]
+struct Chart {
+    title: String,
+    svg: String,
+}
+
+#[derive(Debug, Serialize)]
+struct TargetView<'a> {
+    name: &'a str,
+    kind: &'a str,
+    host: Option<&'a str>,
+    file: &'a str,
+    matched: Option<&'a str>,
+    /// Every metric has at most one value (a benchmark summary): one value column.
+    single: bool,
+    rows: Vec<Row<'a>>,
+    charts: Vec<Chart>,
+    /// Rules that fired for this target (by subject), for a link back to the findings.
+    findings: Vec<FiredRule<'a>>,
+    anchor: String,
+}
+
+#[derive(Debug, Serialize)]
+struct FiredRule<'a> {
+    rule: &'a str,
+    anchor: String,
+}
+
+#[derive(Debug, Serialize)]
+struct Reason<'a> {
+    reason: &'a str,
+    rules: Vec<&'a NotEvaluated>,
+}
+
+#[derive(Debug, Serialize)]
+struct InputView<'a> {
+    file: &'a str,
+    format: &'a str,
+    version: Option<&'a str>,
+    host: Option<&'a str>,
+    start: Option<&'a str>,
+    end: Option<&'a str>,
+    samples: u64,
+    targets: &'a [String],
+    ignored: &'a [String],
+    warnings: &'a [String],
+    /// `end - start` in seconds, when both parse.
+    span_s: Option<f64>,
+}
+
+/// `Critical: the VM's cached throughput cap is the bottleneck (2 critical, 1 warning)`,
+/// or `No problems found in 24 rules evaluated; 9 could not be evaluated (see below)`.
+pub fn verdict(analysis: &Analysis, rules_in_force: Option<usize>) -> String {
+    let count = |s: Severity| analysis.findings.iter().filter(|f| f.severity == s).count();
+    let counts: Vec<String> = [Severity::Critical, Severity::Warning, Severity::Info]
+        .into_iter()
+        .filter_map(|s| {
+            let n = count(s);
+            let plural = if n > 1 && s == Severity::Warning { "s" } else { "" };
+            (n > 0).then(|| format!("{n} {s}{plural}"))
+        })
+        .collect();
+    // The first of the most severe findings: the analysis lists the most severe first,
+    // but a hand-built one may not.
+    let worst = analysis.worst().and_then(|w| analysis.findings.iter().find(|f| f.severity == w));
+    if let Some(f) = worst {
+        let severity = match f.severity {
+            Severity::Critical => "Critical",
+            Severity::Warning => "Warning",
+            Severity::Info => "Note",
+        };
+        let title = lower_first(f.title.trim().trim_end_matches('.'));
+        let subject = if f.subject.is_empty() || f.subject == "vm" {
+            String::new()
+        } else {
+            format!("{}; ", f.subject)
+        };
+        return format!("{severity}: {title} ({subject}{})", counts.join(", "));
+    }
+    let whole: std::collections::BTreeSet<&str> = analysis
+        .not_evaluated
+        .iter()
+        .filter(|n| n.subject.is_none())
+        .map(|n| n.rule.as_str())
+        .collect();
+    let skipped = whole.len();
+    let not_eval = match skipped {
+        0 if analysis.not_evaluated.is_empty() => String::new(),
+        0 => "; some rules could not be evaluated for every target (see below)".to_owned(),
+        1 => "; 1 could not be evaluated (see below)".to_owned(),
+        n => format!("; {n} could not be evaluated (see below)"),
+    };
+    match rules_in_force {
+        Some(total) => {
+            let evaluated = total.saturating_sub(skipped);
+            let rules = if evaluated == 1 { "rule" } else { "rules" };
+            format!("No problems found in {evaluated} {rules} evaluated{not_eval}")
+        }
+        None if skipped > 0 => {
+            let rules = if skipped == 1 { "rule" } else { "rules" };
+            format!("No problems found; {skipped} {rules} could not be evaluated (see below)")
+        }
+        None => format!("No problems found{not_eval}"),
+    }
+}
+
+/// `A log disk ...` -> `a log disk ...`, but `CPU is ...` and `VM ...` stay.
+fn lower_first(s: &str) -> String {
+    let mut chars = s.chars();
+    match (chars.next(), chars.next()) {
+        (Some(a), Some(b)) if a.is_uppercase() && !b.is_uppercase() && !b.is_ascii_digit() => {
+            a.to_lowercase().chain(s[a.len_utf8()..].chars()).collect()
+        }
+        _ => s.to_owned(),
+    }
+}
+
+/// An anchor from free text: lowercase letters and digits, the rest as `-`.
+fn anchor(parts: &[&str]) -> String {
+    let mut out = String::new();
+    for c in parts.join("-").chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_matches('-').to_owned()
+}
+
+/// `2024-03-10T14:05:09.250` (or with a space) as milliseconds since 1970.
+fn iso_ms(s: &str) -> Option<i64> {
+    let s = s.trim();
+    let (date, time) = s.split_once(['T', ' '])?;
+    let mut d = date.splitn(3, '-');
+    let y: i64 = d.next()?.parse().ok()?;
+    let m: i64 = d.next()?.parse().ok()?;
+    let day: i64 = d.next()?.parse().ok()?;
+    let time = time.trim_end_matches('Z');
+    let time = time.split(['+']).next()?;
+    let mut t = time.splitn(3, ':');
+    let h: i64 = t.next()?.parse().ok()?;
+    let mi: i64 = t.next()?.parse().ok()?;
+    let sec: f64 = t.next().unwrap_or("0").parse().ok()?;
+    // days_from_civil (Howard Hinnant)
+    let y2 = if m <= 2 { y - 1 } else { y };
+    let era = y2.div_euclid(400);
+    let yoe = y2 - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(((days * 86_400 + h * 3600 + mi * 60) as f64 * 1000.0 + sec * 1000.0).round() as i64)
+}
+
+fn chart_title(family: &str, target: &str) -> String {
+    format!("{family}: {target}")
+}
+
+/// The charts of one (file, target): time series by family, then percentile curves.
+fn target_charts(series: &[&ChartSeries], curves: &[&PercentileCurve], target: &str) -> Vec<Chart> {
+    let mut families: BTreeMap<(u8, String), Vec<&ChartSeries>> = BTreeMap::new();
+    for s in series {
+        families.entry(charts::family(&s.metric)).or_default().push(s);
+    }
+    let mut out = Vec::new();
+    for ((_, family), mut members) in families {
+        members.sort_by_key(|s| rank(&s.metric));
+        let title = chart_title(&family, target);
+        // A chart that cannot be drawn (no finite point) is left out, not an error.
+        if let Ok(svg) = charts::time_series(&title, &members) {
+            out.push(Chart { title, svg });
+        }
+    }
+    if !curves.is_empty() {
+        let title = chart_title("Latency percentiles", target);
+        if let Ok(svg) = charts::percentile_curve(&title, curves) {
+            out.push(Chart { title, svg });
+        }
+    }
+    out
+}
+
+/// One value per benchmark target, when there are benchmark targets: bars to compare them.
+fn bench_charts(analysis: &Analysis) -> Vec<Chart> {
+    let bench: Vec<_> = analysis.targets.iter().filter(|t| t.kind == "benchmark").collect();
+    if bench.is_empty() {
+        return Vec::new();
+    }
+    let several_files = bench.iter().any(|t| t.file != bench[0].file);
+    let mut out = Vec::new();
+    for (metric, title) in [
+        ("iops", "Benchmark IOPS"),
+        ("mbps", "Benchmark throughput"),
+        ("latency_ms", "Benchmark mean latency"),
+    ] {
+        let bars: Vec<(String, f64)> = bench
+            .iter()
+            .filter_map(|t| {
+                let v = t.metrics.get(metric)?;
+                let name = if several_files {
+                    format!("{} ({})", t.name, short_file(&t.file))
+                } else {
+                    t.name.clone()
+                };
+                Some((name, if v.count <= 1 { v.max } else { v.avg }))
+            })
+            .collect();
+        if bars.is_empty() {
+            continue;
+        }
+        if let Ok(svg) = charts::bars(title, metric, &bars) {
+            out.push(Chart { title: title.to_owned(), svg });
+        }
+    }
+    out
+}
+
+fn is_web_link(r: &str) -> bool {
+    let lower = r.trim().to_ascii_lowercase();
+    (lower.starts_with("https://") || lower.starts_with("http://"))
+        && !r.contains(char::is_whitespace)
+}
+
+fn short_file(file: &str) -> &str {
+    file.rsplit(['/', '\\']).next().unwrap_or(file)
+}
+
+pub(crate) fn build<'a>(
+    analysis: &'a Analysis,
+    options: &RenderOptions,
+    with_charts: bool,
+) -> Result<View<'a>, ReportError> {
+    let mut counts = Counts::default();
+    for f in &analysis.findings {
+        match f.severity {
+            Severity::Critical => counts.critical += 1,
+            Severity::Warning => counts.warning += 1,
+            Severity::Info => counts.info += 1,
+        }
+        counts.total += 1;
+    }
+    let mut groups = Vec::new();
+    for (severity, heading) in [
+        (Severity::Critical, "Critical"),
+        (Severity::Warning, "Warnings"),
+        (Severity::Info, "Notes"),
+    ] {
+        let findings: Vec<FindingView<'_>> = analysis
+            .findings
+            .iter()
+            .filter(|f| f.severity == severity)
+            .map(|f| FindingView {
+                finding: f,
+                anchor: anchor(&["finding", &f.rule, &f.subject]),
+                numbers: f.metrics.iter().map(|(name, &value)| Number { name, value }).collect(),
+                links: f.refs.iter().map(String::as_str).filter(|r| is_web_link(r)).collect(),
+            })
+            .collect();
+        if !findings.is_empty() {
+            groups.push(Group { severity: severity.as_str(), heading, findings });
+        }
+    }
+
+    let mut targets: Vec<TargetView<'_>> = Vec::new();
+    for t in &analysis.targets {
+        let mut rows: Vec<Row<'_>> =
+            t.metrics.iter().map(|(metric, stats)| Row { metric, stats }).collect();
+        rows.sort_by_key(|r| (rank(r.metric), r.metric));
+        let single = !t.metrics.is_empty() && t.metrics.values().all(|m| m.count <= 1);
+        targets.push(TargetView {
+            name: &t.name,
+            kind: &t.kind,
+            host: t.host.as_deref(),
+            file: &t.file,
+            matched: t.matched.as_deref(),
+            single,
+            rows,
+            charts: Vec::new(),
+            findings: Vec::new(),
+            anchor: anchor(&["target", short_file(&t.file), &t.name]),
+        });
+    }
+    for t in &mut targets {
+        for f in &analysis.findings {
+            let about = f.subject == t.name || t.matched.is_some_and(|m| m == f.subject);
+            if about && !t.findings.iter().any(|r| r.rule == f.rule) {
+                let anchor = anchor(&["finding", &f.rule, &f.subject]);
+                t.findings.push(FiredRule { rule: &f.rule, anchor });
+            }
+        }
+    }
+
+    if with_charts {
+        // Charts per (file, target), in the order the analysis lists them; series for a
+        // target the checklist lacks (a VM-wide sum) get a section of their own.
+        let mut keys: Vec<(&str, &str)> = Vec::new();
+        for (file, target) in analysis
+            .charts
+            .iter()
+            .map(|c| (c.file.as_str(), c.target.as_str()))
+            .chain(analysis.curves.iter().map(|c| (c.file.as_str(), c.target.as_str())))
+        {
+            if !keys.contains(&(file, target)) {
+                keys.push((file, target));
+            }
+        }
+        for (file, target) in keys {
+            let series: Vec<&ChartSeries> =
+                analysis.charts.iter().filter(|c| c.file == file && c.target == target).collect();
+            let curves: Vec<&PercentileCurve> =
+                analysis.curves.iter().filter(|c| c.file == file && c.target == target).collect();
+            let drawn = target_charts(&series, &curves, target);
+            match targets.iter_mut().find(|t| t.file == file && t.name == target) {
+                Some(t) => t.charts.extend(drawn),
+                None if !drawn.is_empty() => targets.push(TargetView {
+                    name: target,
+                    kind: "aggregate",
+                    host: None,
+                    file,
+                    matched: None,
+                    single: false,
+                    rows: Vec::new(),
+                    charts: drawn,
+                    findings: Vec::new(),
+                    anchor: anchor(&["target", short_file(file), target]),
+                }),
+                None => {}
+            }
+        }
+    }
+
+    let mut not_evaluated: Vec<Reason<'_>> = Vec::new();
+    for n in &analysis.not_evaluated {
+        match not_evaluated.iter_mut().find(|r| r.reason == n.reason) {
+            Some(r) => r.rules.push(n),
+            None => not_evaluated.push(Reason { reason: &n.reason, rules: vec![n] }),
+        }
+    }
+
+    let inputs = analysis
+        .inputs
+        .iter()
+        .map(|i| {
+            let span_s =
+                match (i.start.as_deref().and_then(iso_ms), i.end.as_deref().and_then(iso_ms)) {
+                    (Some(a), Some(b)) if b >= a => Some((b - a) as f64 / 1000.0),
+                    _ => None,
+                };
+            InputView {
+                file: &i.file,
+                format: &i.format,
+                version: i.version.as_deref(),
+                host: i.host.as_deref(),
+                start: i.start.as_deref(),
+                end: i.end.as_deref(),
+                samples: i.samples,
+                targets: &i.targets,
+                ignored: &i.ignored,
+                warnings: &i.warnings,
+                span_s,
+            }
+        })
+        .collect();
+
+    Ok(View {
+        verdict: verdict(analysis, options.rules_in_force),
+        status: analysis.worst().map_or("ok", Severity::as_str),
+        counts,
+        tool: &analysis.tool,
+        schema: &analysis.schema,
+        vm: analysis.vm.as_deref(),
+        groups,
+        bench_charts: if with_charts { bench_charts(analysis) } else { Vec::new() },
+        targets,
+        not_evaluated_count: analysis.not_evaluated.len(),
+        not_evaluated,
+        inputs,
+        warnings: &analysis.warnings,
+        charts: with_charts,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iso_times() {
+        assert_eq!(iso_ms("1970-01-01T00:00:01"), Some(1000));
+        assert_eq!(iso_ms("2024-03-10 14:05:09.250"), Some(1_710_079_509_250));
+        assert_eq!(iso_ms("yesterday"), None);
+    }
+
+    #[test]
+    fn lowercase_only_words() {
+        assert_eq!(lower_first("A log disk"), "a log disk");
+        assert_eq!(lower_first("CPU is saturated"), "CPU is saturated");
+        assert_eq!(lower_first("fio's write latency"), "fio's write latency");
+        assert_eq!(lower_first("IOs queue"), "IOs queue");
+    }
+
+    #[test]
+    fn anchors() {
+        assert_eq!(
+            anchor(&["finding", "vm-cached-throughput-cap", "E:"]),
+            "finding-vm-cached-throughput-cap-e"
+        );
+    }
+}
