@@ -76,3 +76,109 @@ pub fn assert_no_orphans(dir: &Path, produced: &[String]) {
     }
     assert!(orphans.is_empty(), "snapshots no test produces (delete them): {orphans:?}");
 }
+
+/// Nothing in an HTML page makes a browser fetch anything: no scripts, stylesheets,
+/// images, frames, fonts or imports; the only URLs are `<a href>` links a reader may follow.
+pub fn assert_html_self_contained(html: &str) {
+    let lower = html.to_ascii_lowercase();
+    for bad in [
+        "<script",
+        "<link",
+        "<img",
+        "<iframe",
+        "<object",
+        "<embed",
+        "<video",
+        "<audio",
+        "<source",
+        "@import",
+        "url(",
+        " src=",
+        "srcset=",
+        "xlink:href",
+        "<base",
+        "xmlns=\"http",
+    ] {
+        assert!(!lower.contains(bad), "the page references something outside itself: {bad}");
+    }
+    for (i, _) in lower.match_indices("href=\"") {
+        let inside = lower[i + 6..].starts_with('#');
+        let link = lower[..i].trim_end().ends_with("<a");
+        assert!(inside || link, "href outside an <a> link: {}", &html[i..html.len().min(i + 60)]);
+    }
+    for (i, _) in lower.match_indices("http") {
+        let before = &lower[..i];
+        assert!(
+            before.ends_with("href=\"") || before.ends_with('>'),
+            "a URL outside a link: {}",
+            &html[i.saturating_sub(30)..html.len().min(i + 60)]
+        );
+    }
+}
+
+/// Chromium (Debian's `chromium`, or `chromium-browser` / `google-chrome`) when on PATH.
+pub fn chromium() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    for name in ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"] {
+        for dir in std::env::split_paths(&path) {
+            let p = dir.join(name);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    None
+}
+
+/// Runs headless Chromium with `args` (offline, a throwaway profile in `dir`), killing it
+/// after two minutes.
+pub fn run_chromium(browser: &Path, dir: &Path, args: &[&str]) -> Output {
+    use std::time::{Duration, Instant};
+    let profile = dir.join(format!("profile-{}", std::process::id()));
+    let mut child = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--hide-scrollbars",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(args)
+        .current_dir(dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start chromium");
+    let stdout = child.stdout.take().expect("stdout");
+    let stderr = child.stderr.take().expect("stderr");
+    let out_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut { stdout }, &mut buf);
+        buf
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut { stderr }, &mut buf);
+        buf
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait chromium") {
+            break s;
+        }
+        if start.elapsed() > Duration::from_secs(120) {
+            let _ = child.kill();
+            panic!("chromium did not finish in two minutes: {args:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    Output {
+        status,
+        stdout: out_reader.join().unwrap_or_default(),
+        stderr: err_reader.join().unwrap_or_default(),
+    }
+}

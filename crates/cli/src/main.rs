@@ -1,8 +1,10 @@
 //! `advisor`: tells a person why an Azure VM's storage is slow, with the numbers that prove it.
 
+mod analyze_cmd;
 mod catalog_cmd;
 mod inspect_cmd;
 mod rules_cmd;
+mod schema_cmd;
 mod text;
 
 use std::process::ExitCode;
@@ -23,12 +25,16 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Analyze captures against the VM's topology and write a report (md, html, json).
+    Analyze(analyze_cmd::AnalyzeArgs),
     /// Show what was recognised in captures: format, hosts, time range, targets, metrics.
     Inspect(inspect_cmd::InspectArgs),
     /// Azure VM size and disk SKU limits from the built-in catalog, with their sources.
     Catalog(catalog_cmd::CatalogArgs),
     /// The ruleset: list the rules, check rule files, explain a rule.
     Rules(rules_cmd::RulesArgs),
+    /// Print the JSON Schema of the JSON report (advisor.report/v1).
+    Schema(schema_cmd::SchemaArgs),
 }
 
 fn main() -> ExitCode {
@@ -40,9 +46,11 @@ fn main() -> ExitCode {
         }
     };
     let result = match &cli.command {
+        Command::Analyze(args) => analyze_cmd::run(args),
         Command::Inspect(args) => inspect_cmd::run(args),
         Command::Catalog(args) => catalog_cmd::run(args),
         Command::Rules(args) => rules_cmd::run(args),
+        Command::Schema(args) => schema_cmd::run(args),
     };
     match result {
         Ok(code) => code,

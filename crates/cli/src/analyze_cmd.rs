@@ -1,0 +1,235 @@
+//! `advisor analyze CAPTURE... [--topology F] [--vm SIZE] [--format md|html|json]
+//! [--output F] [--rules DIR] [--set ID.PARAM=V] [--fail-on SEV] [--templates DIR]`
+//!
+//! Reads every capture, analyzes them together against the topology, and writes one report:
+//! Markdown to stdout by default; `--output` writes a file, its extension choosing the
+//! format unless `--format` says otherwise. Exit codes: 0 ran, 1 a finding at or above
+//! `--fail-on`, 2 bad usage or unreadable input (nothing is written then).
+
+use std::io::{IsTerminal as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use advisor_engine::{Capture, Options, analyze_captures, load_rules, read_path};
+use advisor_model::Severity;
+use advisor_report::{Format, RenderOptions, Renderer};
+use advisor_topology::{Catalog, Topology};
+use anyhow::Context as _;
+
+use crate::EXIT_INPUT;
+
+/// Exit code when `--fail-on` is met.
+const EXIT_FINDINGS: u8 = 1;
+
+/// Inputs this large in total (bytes) get a progress bar, when stderr is a terminal.
+const PROGRESS_BYTES: u64 = 32 * 1024 * 1024;
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum FormatArg {
+    Md,
+    Html,
+    Json,
+}
+
+impl From<FormatArg> for Format {
+    fn from(f: FormatArg) -> Self {
+        match f {
+            FormatArg::Md => Format::Markdown,
+            FormatArg::Html => Format::Html,
+            FormatArg::Json => Format::Json,
+        }
+    }
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct AnalyzeArgs {
+    /// Capture files (format detected from content); several go into one report.
+    #[arg(required = true, value_name = "CAPTURE")]
+    files: Vec<PathBuf>,
+    /// The VM's topology file (TOML or JSON): VM size, disks, pools.
+    #[arg(long, value_name = "FILE")]
+    topology: Option<PathBuf>,
+    /// The VM size (e.g. Standard_DS13_v2); alone it is a topology with unknown disks, with
+    /// --topology it replaces the file's size.
+    #[arg(long, value_name = "SIZE")]
+    vm: Option<String>,
+    /// Report format. Default: from the --output extension (.html, .md, .json), else md.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    format: Option<FormatArg>,
+    /// Write the report to this file instead of stdout.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Also load the rules of this folder (adds, or replaces a shipped rule by id).
+    #[arg(long = "rules", value_name = "DIR")]
+    rules: Vec<PathBuf>,
+    /// Set a rule parameter, e.g. --set vm-cached-throughput-cap.cap_ratio=90%.
+    #[arg(long = "set", value_name = "ID.PARAM=VALUE")]
+    sets: Vec<String>,
+    /// Exit with 1 when a finding at or above this severity exists.
+    #[arg(long = "fail-on", value_name = "SEVERITY", value_parser = parse_severity)]
+    fail_on: Option<Severity>,
+    /// Templates that replace the built-in ones file by file (report.html.tera,
+    /// report.md.tera, partials/...).
+    #[arg(long, value_name = "DIR")]
+    templates: Option<PathBuf>,
+    /// A catalog CSV (VM sizes or disk SKUs) that extends or corrects the built-in one.
+    #[arg(long, value_name = "FILE")]
+    catalog: Vec<PathBuf>,
+    /// No progress bar and no notes on stderr; errors are still printed.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+fn parse_severity(s: &str) -> Result<Severity, String> {
+    s.parse()
+}
+
+/// The format: `--format`, else the output's extension, else Markdown. The second value
+/// says the extension was not understood (the caller notes it).
+fn choose_format(format: Option<FormatArg>, output: Option<&Path>) -> (Format, bool) {
+    if let Some(f) = format {
+        return (f.into(), false);
+    }
+    match output {
+        Some(p) => match Format::from_path(p) {
+            Some(f) => (f, false),
+            None => (Format::Markdown, true),
+        },
+        None => (Format::Markdown, false),
+    }
+}
+
+fn topology(args: &AnalyzeArgs) -> anyhow::Result<Option<Topology>> {
+    if args.topology.is_none() && args.vm.is_none() {
+        return Ok(None);
+    }
+    let mut catalog = Catalog::builtin()?;
+    for file in &args.catalog {
+        catalog.merge_file(file)?;
+    }
+    let topo = match (&args.topology, &args.vm) {
+        (Some(path), vm) => {
+            let mut t = Topology::load(path, &catalog)?;
+            if let Some(size) = vm {
+                t.set_vm_size(size, &catalog)?;
+            }
+            t
+        }
+        (None, Some(size)) => Topology::from_vm_size(size, &catalog)?,
+        (None, None) => return Ok(None),
+    };
+    Ok(Some(topo))
+}
+
+/// Reads every capture, with a progress bar on a terminal for large inputs. All
+/// unreadable files are reported, not just the first.
+fn read_all(files: &[PathBuf], quiet: bool) -> Option<Vec<Capture>> {
+    let sizes: Vec<u64> =
+        files.iter().map(|f| std::fs::metadata(f).map_or(0, |m| m.len())).collect();
+    let total: u64 = sizes.iter().sum();
+    let bar = (!quiet && total >= PROGRESS_BYTES && std::io::stderr().is_terminal()).then(|| {
+        let bar = indicatif::ProgressBar::new(total);
+        let style = indicatif::ProgressStyle::with_template(
+            "{spinner} reading {msg} [{bar:30}] {binary_bytes}/{binary_total_bytes} {elapsed}",
+        )
+        .map(|s| s.progress_chars("=> "))
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+        bar.set_style(style);
+        bar.enable_steady_tick(Duration::from_millis(120));
+        bar
+    });
+    let mut captures = Vec::with_capacity(files.len());
+    let mut failed = false;
+    for (file, size) in files.iter().zip(sizes) {
+        if let Some(b) = &bar {
+            b.set_message(file.display().to_string());
+        }
+        match read_path(file) {
+            Ok(c) => captures.push(c),
+            Err(e) => {
+                let line = format!("error: {e}");
+                match &bar {
+                    Some(b) => b.suspend(|| eprintln!("{line}")),
+                    None => eprintln!("{line}"),
+                }
+                failed = true;
+            }
+        }
+        if let Some(b) = &bar {
+            b.inc(size);
+        }
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    (!failed).then_some(captures)
+}
+
+pub(crate) fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
+    let (format, unknown_ext) = choose_format(args.format, args.output.as_deref());
+    if unknown_ext
+        && !args.quiet
+        && let Some(out) = &args.output
+    {
+        eprintln!(
+            "note: {}: extension not .html, .md or .json; writing Markdown (choose with --format)",
+            out.display()
+        );
+    }
+    // Everything that can be wrong with the command line is checked before the (possibly
+    // long) read of the captures.
+    let renderer = Renderer::with_overrides(args.templates.as_deref())?;
+    let topology = topology(args)?;
+    let options =
+        Options { rule_dirs: args.rules.clone(), sets: args.sets.clone(), ..Options::default() };
+    let registry = load_rules(&options)?;
+
+    let Some(captures) = read_all(&args.files, args.quiet) else {
+        return Ok(ExitCode::from(EXIT_INPUT));
+    };
+    let analysis = analyze_captures(&captures, topology.as_ref(), &registry, &options);
+    let report = renderer.render(
+        &analysis,
+        format,
+        &RenderOptions { rules_in_force: Some(registry.len()) },
+    )?;
+
+    match &args.output {
+        Some(path) => {
+            std::fs::write(path, &report).with_context(|| format!("writing {}", path.display()))?
+        }
+        None => {
+            // A closed pipe (`| head`) is not an error worth reporting.
+            let _ = std::io::stdout().lock().write_all(report.as_bytes());
+        }
+    }
+    if let (Some(path), false) = (&args.output, args.quiet) {
+        eprintln!(
+            "{}: {} report written ({})",
+            path.display(),
+            format.as_str(),
+            advisor_report::verdict(&analysis, Some(registry.len()))
+        );
+    }
+    let failed = args.fail_on.is_some_and(|t| analysis.worst().is_some_and(|w| w >= t));
+    Ok(if failed { ExitCode::from(EXIT_FINDINGS) } else { ExitCode::SUCCESS })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn format_choice() {
+        let p = |s: &str| Some(PathBuf::from(s));
+        assert_eq!(choose_format(None, None), (Format::Markdown, false));
+        assert_eq!(choose_format(None, p("r.html").as_deref()), (Format::Html, false));
+        assert_eq!(choose_format(None, p("r.JSON").as_deref()), (Format::Json, false));
+        assert_eq!(choose_format(None, p("r.txt").as_deref()), (Format::Markdown, true));
+        assert_eq!(
+            choose_format(Some(FormatArg::Json), p("r.html").as_deref()),
+            (Format::Json, false)
+        );
+    }
+}

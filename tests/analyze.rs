@@ -1,0 +1,365 @@
+//! `advisor analyze` end to end: the real binary on the seed scenarios, every format, the
+//! exit codes, the JSON report against `advisor schema`, and the HTML page in Chromium.
+
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use common::*;
+
+/// The seed scenarios: (name, capture files, topology), paths relative to the repository.
+fn scenarios() -> Vec<(String, Vec<String>, String)> {
+    let root = repo();
+    let dir = root.join("fixtures/scenarios");
+    let mut out = Vec::new();
+    let mut names: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("scenarios")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    names.sort();
+    for d in names {
+        let name = d.file_name().expect("name").to_string_lossy().into_owned();
+        let rel = |f: &str| format!("fixtures/scenarios/{name}/{f}");
+        let mut captures: Vec<String> = std::fs::read_dir(&d)
+            .expect("scenario dir")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|f| f != "expect.toml" && f != "topology.toml" && !f.ends_with(".md"))
+            .map(|f| rel(&f))
+            .collect();
+        captures.sort();
+        out.push((name.clone(), captures, rel("topology.toml")));
+    }
+    assert!(out.len() >= 8, "the seed scenarios are there: {out:?}");
+    out
+}
+
+fn scenario(name: &str) -> (Vec<String>, String) {
+    let (_, c, t) = scenarios().into_iter().find(|s| s.0 == name).expect("scenario");
+    (c, t)
+}
+
+/// `advisor analyze CAPTURES --topology T EXTRA...` from the repository root.
+fn analyze(captures: &[String], topology: Option<&str>, extra: &[&str]) -> Output {
+    let mut args: Vec<&str> = vec!["analyze"];
+    args.extend(captures.iter().map(String::as_str));
+    if let Some(t) = topology {
+        args.extend(["--topology", t]);
+    }
+    args.extend(extra);
+    advisor(&repo(), &args)
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("advisor-analyze-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+fn snapshot_settings(dir: &str) -> insta::Settings {
+    let mut s = insta::Settings::clone_current();
+    s.set_snapshot_path(repo().join("tests/snapshots").join(dir));
+    s.set_prepend_module_to_snapshot(false);
+    // The version changes with every release; what a user sees otherwise must not drift.
+    s.add_filter(r#""version": "[0-9][^"]*""#, r#""version": "[version]""#);
+    s.add_filter(r"\*advisor [0-9][^,]*, report schema", "*advisor [version], report schema");
+    s
+}
+
+#[test]
+fn seed_scenarios_markdown_snapshots() {
+    let settings = snapshot_settings("analyze");
+    let _guard = settings.bind_to_scope();
+    let mut produced = Vec::new();
+    for (name, captures, topology) in scenarios() {
+        let out = analyze(&captures, Some(&topology), &[]);
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", stderr(&out));
+        assert_eq!(stderr(&out), "", "{name}: nothing on stderr");
+        let md = stdout(&out);
+        assert_markdown_without_html(&md);
+        insta::assert_snapshot!(format!("{name}.md"), md);
+        produced.push(format!("{name}.md"));
+    }
+    for (name, captures, topology) in scenarios() {
+        let out = analyze(&captures, Some(&topology), &["--format", "json"]);
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", stderr(&out));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+        insta::assert_json_snapshot!(format!("{name}.json"), v);
+        produced.push(format!("{name}.json"));
+    }
+    assert_no_orphans(&repo().join("tests/snapshots/analyze"), &produced);
+}
+
+/// Markdown must paste into a ticket without HTML: no tag or comment outside code spans.
+fn assert_markdown_without_html(md: &str) {
+    for (n, line) in md.lines().enumerate() {
+        let mut outside = String::new();
+        for (i, part) in line.split('`').enumerate() {
+            if i % 2 == 0 {
+                outside.push_str(part);
+            }
+        }
+        let b = outside.as_bytes();
+        for i in 0..b.len().saturating_sub(1) {
+            let escaped = i > 0 && b[i - 1] == b'\\';
+            let tag = b[i + 1].is_ascii_alphabetic() || b[i + 1] == b'/' || b[i + 1] == b'!';
+            assert!(!(b[i] == b'<' && tag && !escaped), "HTML in Markdown, line {}: {line}", n + 1);
+        }
+    }
+}
+
+#[test]
+fn json_reports_validate_against_advisor_schema() {
+    let out = advisor(&repo(), &["schema"]);
+    assert_eq!(out.status.code(), Some(0));
+    let schema: serde_json::Value = serde_json::from_slice(&out.stdout).expect("schema is JSON");
+    let validator = jsonschema::validator_for(&schema).expect("a valid JSON Schema");
+    for (name, captures, topology) in scenarios() {
+        let out = analyze(&captures, Some(&topology), &["--format", "json"]);
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+        let errors: Vec<String> = validator
+            .iter_errors(&report)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{name}: {errors:#?}");
+        assert_eq!(report["schema"], "advisor.report/v1");
+    }
+    // Without a topology too (every VM rule not evaluated).
+    let (captures, _) = scenario("ds13v2-temp-disk-throttles-cached-p30");
+    let out = analyze(&captures, None, &["--format", "json"]);
+    let mut report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+    assert!(validator.is_valid(&report));
+    // And the schema is not a rubber stamp.
+    report["schema"] = "advisor.report/v2".into();
+    assert!(!validator.is_valid(&report), "a wrong schema id must fail");
+    report["schema"] = "advisor.report/v1".into();
+    report["findings"] = serde_json::json!([{"rule": "x", "severity": "fatal"}]);
+    assert!(!validator.is_valid(&report), "a wrong severity must fail");
+}
+
+#[test]
+fn html_report_is_self_contained_with_charts_and_findings() {
+    let dir = tmp("html");
+    let file = dir.join("r.html");
+    let (captures, topology) = scenario("ds13v2-temp-disk-throttles-cached-p30");
+    let out = analyze(&captures, Some(&topology), &["--output", &file.to_string_lossy()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "", "the report goes to the file, nothing to stdout");
+    assert!(stderr(&out).contains("html report written"), "{}", stderr(&out));
+    let html = std::fs::read_to_string(&file).expect("the page");
+    assert!(html.starts_with("<!doctype html>"));
+    assert!(html.contains(
+        "Critical: cached disks and the temp disk are at the VM&#39;s cached throughput cap"
+    ));
+    assert!(html.contains("Evidence:") && html.contains("Fix:"));
+    assert!(html.contains("<table class=\"checklist\">"));
+    assert!(html.matches("<svg").count() >= 9, "a chart per metric and target");
+    assert!(html.contains("E: cap 5000 IOPS"), "the disk's cap is in its chart");
+    assert!(html.contains("id=\"not-evaluated\"") && html.contains("id=\"inputs\""));
+    assert_html_self_contained(&html);
+
+    // A benchmark: its percentile curve and the bars per target.
+    let (captures, topology) = scenario("e16asv5-bench-815mbps");
+    let out = analyze(&captures, Some(&topology), &["--format", "html"]);
+    let html = stdout(&out);
+    assert!(html.contains("aria-label=\"Latency percentiles:"), "percentile curve");
+    assert!(html.contains("aria-label=\"Benchmark throughput\""), "bars per target");
+    assert_html_self_contained(&html);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn format_follows_extension_unless_given() {
+    let dir = tmp("formats");
+    let (captures, topology) = scenario("ds1-with-p30");
+    let run = |file: &str, extra: &[&str]| {
+        let path = dir.join(file);
+        let mut args = vec!["--output", path.to_str().expect("utf-8 path")];
+        args.extend(extra);
+        let out = analyze(&captures, Some(&topology), &args);
+        assert_eq!(out.status.code(), Some(0), "{file}: {}", stderr(&out));
+        (std::fs::read_to_string(&path).expect("written"), stderr(&out))
+    };
+    let (json, _) = run("r.json", &[]);
+    assert!(json.starts_with('{') && json.contains("\"schema\": \"advisor.report/v1\""));
+    let (md, _) = run("r.md", &[]);
+    assert!(md.starts_with("## Storage report"));
+    let (html, _) = run("R.HTML", &[]);
+    assert!(html.starts_with("<!doctype html>"));
+    let (forced, _) = run("r.html", &["--format", "json"]);
+    assert!(forced.starts_with('{'), "--format wins over the extension");
+    let (txt, note) = run("r.txt", &[]);
+    assert!(txt.starts_with("## Storage report"), "unknown extension: Markdown");
+    assert!(note.contains("writing Markdown"), "{note}");
+    let (_, quiet) = run("q.txt", &["--quiet"]);
+    assert_eq!(quiet, "", "--quiet keeps stderr for errors only");
+    // Default: Markdown on stdout.
+    let out = analyze(&captures, Some(&topology), &[]);
+    assert!(stdout(&out).starts_with("## Storage report: Standard_DS1"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn fail_on_sets_exit_1_only_when_met() {
+    let (critical, t1) = scenario("ds13v2-temp-disk-throttles-cached-p30");
+    let (warning, t2) = scenario("ds1-with-p30");
+    let code = |c: &[String], t: &str, extra: &[&str]| analyze(c, Some(t), extra).status.code();
+    assert_eq!(code(&critical, &t1, &[]), Some(0), "findings alone do not fail");
+    assert_eq!(code(&critical, &t1, &["--fail-on", "critical"]), Some(1));
+    assert_eq!(code(&warning, &t2, &["--fail-on", "critical"]), Some(0), "no critical finding");
+    assert_eq!(code(&warning, &t2, &["--fail-on", "warning"]), Some(1));
+    assert_eq!(code(&warning, &t2, &["--fail-on", "info"]), Some(1));
+    // The report is still written when the threshold is met.
+    let out = analyze(&critical, Some(&t1), &["--fail-on", "CRITICAL", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(serde_json::from_slice::<serde_json::Value>(&out.stdout).is_ok());
+}
+
+#[test]
+fn bad_usage_and_unreadable_inputs_exit_2() {
+    let (captures, topology) = scenario("ds1-with-p30");
+    let cases: Vec<(Vec<String>, Vec<&str>, &str)> = vec![
+        (vec!["no/such/capture.csv".into()], vec![], "no/such/capture.csv"),
+        (vec!["fixtures/topologies/ds1_p30.toml".into()], vec![], "ds1_p30.toml"),
+        (captures.clone(), vec!["--format", "pdf"], "pdf"),
+        (captures.clone(), vec!["--fail-on", "fatal"], "fatal"),
+        (captures.clone(), vec!["--vm", "Standard_XYZ99"], "Standard_XYZ99"),
+        (
+            captures.clone(),
+            vec!["--topology", "fixtures/topologies/invalid/unknown_sku.toml"],
+            "unknown_sku.toml",
+        ),
+        (captures.clone(), vec!["--set", "no-such-rule.x=1"], "no-such-rule"),
+        (captures.clone(), vec!["--rules", "no/such/rules/dir"], "no/such/rules/dir"),
+        (captures.clone(), vec!["--templates", "no/such/templates"], "no/such/templates"),
+        (vec![], vec![], "CAPTURE"),
+    ];
+    for (files, extra, mentions) in cases {
+        let out = analyze(&files, None, &extra);
+        assert_eq!(out.status.code(), Some(2), "{files:?} {extra:?}: {}", stderr(&out));
+        assert_eq!(stdout(&out), "", "{files:?} {extra:?}: no report on stdout");
+        assert!(
+            stderr(&out).contains(mentions),
+            "{files:?} {extra:?}: the message names {mentions}: {}",
+            stderr(&out)
+        );
+    }
+    let _ = topology;
+}
+
+#[test]
+fn several_captures_make_one_report() {
+    let (mut captures, topology) = scenario("ds13v2-temp-disk-throttles-cached-p30");
+    captures.push("fixtures/captures/diskspd-xml/diskspd_win_64k_randread_o4_t2_noL.xml".into());
+    let out = analyze(&captures, Some(&topology), &["--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let formats: Vec<&str> = v["inputs"]
+        .as_array()
+        .expect("inputs")
+        .iter()
+        .filter_map(|i| i["format"].as_str())
+        .collect();
+    assert_eq!(formats, ["perfmon-csv", "diskspd-xml"]);
+}
+
+#[test]
+fn without_topology_the_vm_rules_say_what_they_need() {
+    let (captures, _) = scenario("ds13v2-temp-disk-throttles-cached-p30");
+    let out = analyze(&captures, None, &[]);
+    assert_eq!(out.status.code(), Some(0));
+    let md = stdout(&out);
+    assert!(md.contains("### Not evaluated"));
+    assert!(md.contains("--vm"), "{md}");
+    assert!(md.contains("No VM size was given"));
+    // --vm alone is a topology.
+    let out = analyze(&captures, None, &["--vm", "Standard_DS13_v2"]);
+    assert!(stdout(&out).starts_with("## Storage report: Standard_DS13_v2"));
+}
+
+#[test]
+fn templates_override_file_by_file() {
+    let dir = tmp("templates");
+    std::fs::create_dir_all(dir.join("partials")).expect("dir");
+    std::fs::write(dir.join("partials/inputs.md.tera"), "Read {{ inputs | length }} capture(s).\n")
+        .expect("write");
+    let (captures, topology) = scenario("ds1-with-p30");
+    let out = analyze(&captures, Some(&topology), &["--templates", &dir.to_string_lossy()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let md = stdout(&out);
+    assert!(md.contains("Read 1 capture(s)."), "{md}");
+    assert!(md.contains("### Findings"), "the rest stays built in");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Renders the HTML report in headless Chromium: the DOM holds the verdict and every
+/// finding's title, and the screenshot is produced and far from blank. Skipped (with a
+/// message) when no Chromium is installed; CI installs Debian's `chromium`.
+#[test]
+fn html_renders_in_chromium() {
+    let Some(browser) = chromium() else {
+        eprintln!("skipped: no chromium on PATH (apt-get install chromium)");
+        return;
+    };
+    let dir = tmp("chromium");
+    let page = dir.join("r.html");
+    let (captures, topology) = scenario("ds13v2-temp-disk-throttles-cached-p30");
+    let out = analyze(&captures, Some(&topology), &["-q", "--output", &page.to_string_lossy()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json = analyze(&captures, Some(&topology), &["--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&json.stdout).expect("JSON");
+
+    let dom = run_chromium(&browser, &dir, &["--dump-dom", &file_url(&page)]);
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    assert!(
+        dom.contains("Critical: cached disks and the temp disk are at the VM"),
+        "verdict in the DOM"
+    );
+    for f in report["findings"].as_array().expect("findings") {
+        let title = f["title"].as_str().expect("title").replace('\'', "&#39;");
+        let plain = f["title"].as_str().expect("title");
+        assert!(dom.contains(&title) || dom.contains(plain), "finding in the DOM: {plain}");
+    }
+    assert!(dom.matches("<svg").count() >= 9, "inline SVG charts in the DOM");
+
+    let shot = dir.join("r.png");
+    let blank_page = dir.join("blank.html");
+    std::fs::write(&blank_page, "<!doctype html><title>blank</title>").expect("blank page");
+    let blank_shot = dir.join("blank.png");
+    for (png, html) in [(&shot, &page), (&blank_shot, &blank_page)] {
+        let arg = format!("--screenshot={}", png.display());
+        run_chromium(&browser, &dir, &[&arg, "--window-size=1280,2400", &file_url(html)]);
+    }
+    let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+    let (report_png, blank_png) = (size(&shot), size(&blank_shot));
+    assert!(report_png > 0, "Chromium wrote no screenshot");
+    let bytes = std::fs::read(&shot).expect("png");
+    assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "a PNG");
+    // A PNG's size tracks its content: the report's page must be far busier than a blank one.
+    assert!(
+        report_png > 10 * blank_png.max(1),
+        "screenshot looks blank: {report_png} vs blank {blank_png} bytes"
+    );
+    if std::env::var_os("ADVISOR_KEEP_SCREENSHOT").is_some() {
+        eprintln!("screenshot kept: {}", shot.display());
+    } else {
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
+
+fn file_url(p: &Path) -> String {
+    format!("file://{}", p.display())
+}
