@@ -53,25 +53,7 @@ const CONTRACT_IDS: &[&str] = &[
 /// scenario name, case, why). `case` is `fires`, `quiet`, or `fire:RULE` / `quiet:RULE`
 /// for one expectation of a scenario. A listed case that starts to pass fails the suite, so
 /// this list stays true; remove the entry when the gap is fixed.
-const KNOWN_GAPS: &[(&str, &str, &str)] = &[
-    (
-        "disk-throughput-throttled",
-        "quiet",
-        "EVALUATOR units: crates/rules/src/eval reads `MB/s` caps as 10^6 bytes/s (AZURE_MB), while \
-         docs/rule-language.md (`MB = MiB, as Azure's limits`), domain.md (P30: 3,200 x 64 KiB \
-         = 200 MB/s) and topology/limits.rs compare capture MiB/s with the caps directly (commit \
-         a998b27 chose 10^6 on purpose; the docs or the evaluator must change). sdc \
-         reads 178 MiB/s (p95 ~182, 91% of the P30's 200): the evaluator sees 191 MB/s, 95.5%, \
-         and fires",
-    ),
-    (
-        "vm-cached-throughput-cap",
-        "quiet",
-        "EVALUATOR units (as disk-throughput-throttled quiet): D: 170 + E: 60 + C: ~1 MiB/s = \
-         p95 ~234 MiB/s, 91% of DS13_v2's 256 MB/s cached cap; the evaluator converts to \
-         10^6-byte MB (245 MB/s, 96%) and fires",
-    ),
-];
+const KNOWN_GAPS: &[(&str, &str, &str)] = &[];
 
 fn known_gap(name: &str, case: &str) -> Option<&'static str> {
     KNOWN_GAPS.iter().find(|(n, c, _)| *n == name && *c == case).map(|(_, _, why)| *why)
