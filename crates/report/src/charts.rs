@@ -379,7 +379,7 @@ pub(crate) fn bars(
     let vmax = bars.iter().map(|b| b.1).fold(0.0, f64::max);
     let xmax = if vmax > 0.0 { vmax * 1.2 } else { 1.0 };
     let height = (70 + 34 * n as u32).min(900);
-    let label_width = bars.iter().map(|b| b.0.chars().count()).max().unwrap_or(4).clamp(4, 40);
+    let label_width = bars.iter().map(|b| b.0.chars().count()).max().unwrap_or(4).clamp(4, 32);
     let unit = unit_of(metric).unwrap_or("");
 
     let mut svg = String::new();

@@ -291,7 +291,13 @@ fn bench_charts(analysis: &Analysis) -> Vec<Chart> {
     if bench.is_empty() {
         return Vec::new();
     }
-    let several_files = bench.iter().any(|t| t.file != bench[0].file);
+    // A name shown twice (the same target in two runs) gets its file's name beside it.
+    let label = |t: &advisor_model::TargetSummary| {
+        let twice = bench.iter().filter(|u| u.name == t.name).count() > 1;
+        let name =
+            if twice { format!("{} ({})", t.name, short_file(&t.file)) } else { t.name.clone() };
+        shorten(&name, 30)
+    };
     let mut out = Vec::new();
     for (metric, title) in [
         ("iops", "Benchmark IOPS"),
@@ -302,12 +308,7 @@ fn bench_charts(analysis: &Analysis) -> Vec<Chart> {
             .iter()
             .filter_map(|t| {
                 let v = t.metrics.get(metric)?;
-                let name = if several_files {
-                    format!("{} ({})", t.name, short_file(&t.file))
-                } else {
-                    t.name.clone()
-                };
-                Some((name, if v.count <= 1 { v.max } else { v.avg }))
+                Some((label(t), if v.count <= 1 { v.max } else { v.avg }))
             })
             .collect();
         if bars.is_empty() {
@@ -324,6 +325,19 @@ fn is_web_link(r: &str) -> bool {
     let lower = r.trim().to_ascii_lowercase();
     (lower.starts_with("https://") || lower.starts_with("http://"))
         && !r.contains(char::is_whitespace)
+}
+
+/// At most `max` characters, the middle elided: `handmade_dis…_L_D.xml`.
+fn shorten(s: &str, max: usize) -> String {
+    let n = s.chars().count();
+    if n <= max {
+        return s.to_owned();
+    }
+    let head = (max - 1) / 2;
+    let tail = max - 1 - head;
+    let start: String = s.chars().take(head).collect();
+    let end: String = s.chars().skip(n - tail).collect();
+    format!("{start}…{end}")
 }
 
 fn short_file(file: &str) -> &str {
@@ -502,6 +516,12 @@ mod tests {
         assert_eq!(lower_first("CPU is saturated"), "CPU is saturated");
         assert_eq!(lower_first("fio's write latency"), "fio's write latency");
         assert_eq!(lower_first("IOs queue"), "IOs queue");
+    }
+
+    #[test]
+    fn long_names_shortened() {
+        assert_eq!(shorten("E:\\io.dat", 30), "E:\\io.dat");
+        assert_eq!(shorten("abcdefghij", 5), "ab…ij");
     }
 
     #[test]
