@@ -54,7 +54,8 @@ pub(crate) struct AnalyzeArgs {
     /// --topology it replaces the file's size.
     #[arg(long, value_name = "SIZE")]
     vm: Option<String>,
-    /// Report format. Default: from the --output extension (.html, .md, .json), else md.
+    /// Report format. Default: from the --output extension (.html/.htm, .md, .json), else md
+    /// (an --output with another extension gets md and a note on stderr).
     #[arg(long, value_enum, value_name = "FORMAT")]
     format: Option<FormatArg>,
     /// Write the report to this file instead of stdout.

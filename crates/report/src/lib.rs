@@ -168,6 +168,7 @@ pub fn json_schema() -> serde_json::Value {
             .and_then(|s| s.as_object_mut())
         {
             s.insert("const".into(), REPORT_SCHEMA.into());
+            s.insert("description".into(), format!("Always `{REPORT_SCHEMA}`.").into());
         }
     }
     schema
