@@ -8,7 +8,7 @@ use advisor_engine::{Inspection, inspect_path};
 use advisor_model::Direction;
 
 use crate::EXIT_INPUT;
-use crate::text::num;
+use advisor_report::fmt::num;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct InspectArgs {

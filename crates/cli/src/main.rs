@@ -5,7 +5,6 @@ mod catalog_cmd;
 mod inspect_cmd;
 mod rules_cmd;
 mod schema_cmd;
-mod text;
 
 use std::process::ExitCode;
 
