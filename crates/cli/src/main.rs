@@ -5,6 +5,7 @@ mod catalog_cmd;
 mod inspect_cmd;
 mod rules_cmd;
 mod schema_cmd;
+mod serve_cmd;
 
 use std::process::ExitCode;
 
@@ -34,6 +35,8 @@ enum Command {
     Rules(rules_cmd::RulesArgs),
     /// Print the JSON Schema of the JSON report (advisor.report/v1).
     Schema(schema_cmd::SchemaArgs),
+    /// Serve the upload page and the HTTP API (loopback by default) until SIGTERM or Ctrl-C.
+    Serve(serve_cmd::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -50,6 +53,7 @@ fn main() -> ExitCode {
         Command::Catalog(args) => catalog_cmd::run(args),
         Command::Rules(args) => rules_cmd::run(args),
         Command::Schema(args) => schema_cmd::run(args),
+        Command::Serve(args) => serve_cmd::run(args),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,110 @@
+//! `advisor serve [--listen 127.0.0.1:8080] [--max-upload 256MiB] [--workers N]
+//! [--timeout 120]`: the upload page and the HTTP API, until SIGTERM or Ctrl-C.
+//!
+//! The bound address is printed on stderr (`--listen 127.0.0.1:0` picks a free port).
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use advisor_server::{AppState, Config};
+use anyhow::Context as _;
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct ServeArgs {
+    /// Address and port to listen on; port 0 picks a free one. Loopback by default: put a
+    /// reverse proxy with authentication in front before exposing it.
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8080")]
+    listen: SocketAddr,
+    /// Largest upload accepted (all files of one request together), e.g. 256MiB, 1GiB,
+    /// 500MB; larger requests get 413 before they are read.
+    #[arg(long, value_name = "SIZE", default_value = "256MiB", value_parser = parse_size)]
+    max_upload: usize,
+    /// Analyses that run at once (default: one per core); others wait a few seconds, then
+    /// get 503 with Retry-After.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    workers: Option<u16>,
+    /// Seconds an analysis request gets in all (upload, wait, analysis).
+    #[arg(long, value_name = "SECS", default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..))]
+    timeout: u64,
+}
+
+/// `256MiB`, `10 MB`, `1GiB`, `4096` (bytes).
+fn parse_size(s: &str) -> Result<usize, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: f64 = num.parse().map_err(|_| format!("`{s}` is not a size like 256MiB"))?;
+    let mult: f64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kb" => 1e3,
+        "kib" => 1024.0,
+        "m" | "mb" => 1e6,
+        "mib" => 1024.0 * 1024.0,
+        "g" | "gb" => 1e9,
+        "gib" => 1024.0 * 1024.0 * 1024.0,
+        other => return Err(format!("unknown unit `{other}` (B, KB, KiB, MB, MiB, GB, GiB)")),
+    };
+    let bytes = (n * mult).round();
+    if !(1.0..=16.0 * 1024.0 * 1024.0 * 1024.0).contains(&bytes) {
+        return Err(format!("`{s}` is out of range (1 byte to 16 GiB)"));
+    }
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    Ok(bytes as usize)
+}
+
+pub(crate) fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .with_ansi(false)
+        .with_max_level(tracing::Level::INFO)
+        .try_init()
+        .ok();
+    let config = Config {
+        max_upload: args.max_upload,
+        workers: args.workers.map_or_else(advisor_server::default_workers, usize::from),
+        request_timeout: Duration::from_secs(args.timeout),
+        ..Config::default()
+    };
+    let state = AppState::new(config.clone())?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("advisor-serve")
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(args.listen)
+            .await
+            .with_context(|| format!("listening on {}", args.listen))?;
+        let addr = listener.local_addr().context("the bound address")?;
+        eprintln!(
+            "advisor serve: listening on {} (upload limit {} bytes, {} workers, timeout {} s)",
+            advisor_server::base_url(addr),
+            config.max_upload,
+            config.workers,
+            args.timeout
+        );
+        advisor_server::serve(listener, state, advisor_server::shutdown_signal())
+            .await
+            .context("serving")
+    })?;
+    eprintln!("advisor serve: stopped");
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("256MiB"), Ok(256 * 1024 * 1024));
+        assert_eq!(parse_size("10 MB"), Ok(10_000_000));
+        assert_eq!(parse_size("1gib"), Ok(1 << 30));
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("3 parsecs").is_err());
+        assert!(parse_size("0").is_err());
+    }
+}

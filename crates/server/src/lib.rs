@@ -1,0 +1,201 @@
+//! The upload service behind `advisor serve`: an upload page and an HTTP API over the
+//! engine, as one [`Router`] ([`app`]) that tests and embedders use without a socket.
+//!
+//! Uploads stay in memory (bounded by [`Config::max_upload`]) and go to the readers as
+//! bytes: nothing is written to disk, and nothing of an upload is logged (log lines carry
+//! the method, path, status, sizes and timings only).
+//!
+//! Limits: a request body over [`Config::max_upload`] is answered 413 from its
+//! `Content-Length` before any of it is read (and cut off at the limit when it has none);
+//! at most [`Config::workers`] analyses run at once, off the async runtime, and a request
+//! that finds them all busy waits [`Config::queue_wait`], then gets 503 with `Retry-After`;
+//! an analysis request gets [`Config::request_timeout`] in all; a panic is answered 500 and
+//! the server goes on. Errors are `application/problem+json` (RFC 9457).
+
+mod error;
+mod negotiate;
+mod openapi;
+mod page;
+mod routes;
+mod upload;
+
+use std::fmt;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use advisor_report::Renderer;
+use advisor_rules::Registry;
+use advisor_topology::Catalog;
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{get, post};
+use tokio::sync::Semaphore;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::trace::TraceLayer;
+
+pub use error::{AppError, Problem};
+
+/// Default body limit: 256 MiB.
+pub const DEFAULT_MAX_UPLOAD: usize = 256 * 1024 * 1024;
+/// Default time an analysis request gets in all (upload, wait, analysis, rendering).
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
+/// Default time a request waits for a free analysis slot before 503.
+pub const DEFAULT_QUEUE_WAIT: Duration = Duration::from_secs(5);
+
+/// How the service runs.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Largest request body accepted, in bytes (all captures and the topology together).
+    pub max_upload: usize,
+    /// Analyses that run at once (each holds its upload in memory).
+    pub workers: usize,
+    /// How long a request waits for a free analysis slot before 503 with `Retry-After`.
+    pub queue_wait: Duration,
+    /// The time an analysis request gets in all; past it, 408 while the upload is still
+    /// arriving, 503 once it is being analyzed.
+    pub request_timeout: Duration,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            max_upload: DEFAULT_MAX_UPLOAD,
+            workers: default_workers(),
+            queue_wait: DEFAULT_QUEUE_WAIT,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+        }
+    }
+}
+
+/// One analysis per core by default.
+pub fn default_workers() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
+}
+
+/// Why the service could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("templates: {0}")]
+    Templates(#[from] advisor_report::ReportError),
+    #[error("shipped rules: {0}")]
+    Rules(#[from] advisor_rules::LoadError),
+    #[error("catalog: {0}")]
+    Catalog(#[from] advisor_topology::CatalogError),
+    #[error("--workers must be at least 1")]
+    NoWorkers,
+}
+
+/// What every request shares: the configuration, one renderer, the rules and the catalog
+/// (loaded once), and the analysis slots.
+#[derive(Clone)]
+pub struct AppState {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    config: Config,
+    renderer: Renderer,
+    registry: Registry,
+    catalog: Catalog,
+    slots: Arc<Semaphore>,
+}
+
+impl fmt::Debug for AppState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AppState")
+            .field("config", &self.inner.config)
+            .field("rules", &self.inner.registry.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl AppState {
+    /// Loads the templates, the shipped rules and the built-in catalog.
+    pub fn new(config: Config) -> Result<AppState, StartError> {
+        if config.workers == 0 {
+            return Err(StartError::NoWorkers);
+        }
+        let renderer = Renderer::new()?;
+        let (registry, loaded) = Registry::shipped();
+        loaded?;
+        let catalog = Catalog::builtin()?;
+        let slots = Arc::new(Semaphore::new(config.workers));
+        Ok(AppState { inner: Arc::new(Inner { config, renderer, registry, catalog, slots }) })
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.inner.config
+    }
+
+    /// Takes every analysis slot, so that tests can see what a busy server answers.
+    #[doc(hidden)]
+    pub async fn occupy_all_slots(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
+        let n = u32::try_from(self.inner.config.workers).ok()?;
+        self.inner.slots.clone().acquire_many_owned(n).await.ok()
+    }
+}
+
+/// The service's routes and layers.
+pub fn app(state: AppState) -> Router {
+    let max = state.inner.config.max_upload;
+    Router::new()
+        .route("/", get(page::upload_page))
+        .route("/healthz", get(routes::healthz))
+        .route("/api/v1/analyze", post(routes::analyze))
+        .route("/api/v1/rules", get(routes::rules))
+        .route("/api/v1/catalog/vm/{size}", get(routes::catalog_vm))
+        .route("/api/v1/openapi.json", get(openapi::document))
+        .fallback(routes::not_found)
+        .method_not_allowed_fallback(routes::method_not_allowed)
+        // The multipart reader stops at the limit when no Content-Length said it before.
+        .layer(DefaultBodyLimit::max(max))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), routes::content_length))
+        .layer(axum::middleware::map_response(routes::common_headers))
+        .layer(CatchPanicLayer::custom(error::panic_response))
+        .layer(TraceLayer::new_for_http())
+        .with_state(state)
+}
+
+/// Serves [`app`] on `listener` until `shutdown` completes, then finishes the requests in
+/// flight.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, app(state)).with_graceful_shutdown(shutdown).await
+}
+
+/// Completes on SIGTERM or Ctrl-C (SIGINT).
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => tracing::info!("interrupted: finishing requests in flight"),
+        () = term => tracing::info!("SIGTERM: finishing requests in flight"),
+    }
+}
+
+/// `SocketAddr` as a URL base: `http://127.0.0.1:8080`.
+pub fn base_url(addr: SocketAddr) -> String {
+    format!("http://{addr}")
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,107 @@
+//! The OpenAPI 3.1 document, derived from the handlers (utoipa) with the JSON report's
+//! schema (generated from the model types by the report crate) as `Report`.
+
+use std::sync::OnceLock;
+
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Map, Value, json};
+use utoipa::OpenApi;
+
+use crate::AppError;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "advisor",
+        description = "Tells why an Azure VM's storage is slow: upload storage captures and a \
+                       topology, get the report (JSON advisor.report/v1, HTML or Markdown)."
+    ),
+    paths(
+        crate::routes::analyze,
+        crate::routes::rules,
+        crate::routes::catalog_vm,
+        crate::routes::healthz,
+        crate::page::upload_page,
+        document
+    ),
+    components(schemas(crate::Problem, crate::routes::AnalyzeForm))
+)]
+struct ApiDoc;
+
+/// This document.
+#[utoipa::path(get, path = "/api/v1/openapi.json", tag = "service",
+    responses((status = 200, description = "The OpenAPI 3.1 document of this API", content(("application/json")))))]
+pub(crate) async fn document() -> Response {
+    match spec() {
+        Ok(v) => {
+            let mut r = v.clone().into_response();
+            r.headers_mut()
+                .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            r
+        }
+        Err(e) => AppError::Internal(format!("OpenAPI document: {e}")).into_response(),
+    }
+}
+
+/// The document as text, built once.
+pub(crate) fn spec() -> Result<&'static String, String> {
+    static SPEC: OnceLock<Result<String, String>> = OnceLock::new();
+    SPEC.get_or_init(build).as_ref().map_err(Clone::clone)
+}
+
+fn build() -> Result<String, String> {
+    let mut doc = serde_json::to_value(ApiDoc::openapi()).map_err(|e| e.to_string())?;
+    let report = advisor_report::json_schema();
+    let schemas = doc
+        .pointer_mut("/components/schemas")
+        .and_then(Value::as_object_mut)
+        .ok_or("no components.schemas")?;
+    add_report_schema(schemas, report);
+    if let Some(content) =
+        doc.pointer_mut("/paths/~1api~1v1~1analyze/post/responses/200/content/application~1json")
+    {
+        *content = json!({ "schema": { "$ref": "#/components/schemas/Report" } });
+    }
+    serde_json::to_string_pretty(&doc)
+        .map(|mut s| {
+            s.push('\n');
+            s
+        })
+        .map_err(|e| e.to_string())
+}
+
+/// Puts the report's JSON Schema in as `Report`, its `$defs` beside it as components, and
+/// points its references there.
+fn add_report_schema(schemas: &mut Map<String, Value>, mut report: Value) {
+    if let Some(obj) = report.as_object_mut() {
+        obj.remove("$schema");
+        if let Some(Value::Object(defs)) = obj.remove("$defs") {
+            for (name, mut def) in defs {
+                rewrite_refs(&mut def);
+                schemas.insert(name, def);
+            }
+        }
+    }
+    rewrite_refs(&mut report);
+    schemas.insert("Report".to_owned(), report);
+}
+
+fn rewrite_refs(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m.iter_mut() {
+                if k == "$ref"
+                    && let Value::String(s) = x
+                    && let Some(name) = s.strip_prefix("#/$defs/")
+                {
+                    *s = format!("#/components/schemas/{name}");
+                } else {
+                    rewrite_refs(x);
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(rewrite_refs),
+        _ => {}
+    }
+}

@@ -1,0 +1,307 @@
+//! The API's handlers and the request-wide middleware.
+
+use std::time::Instant;
+
+use advisor_engine::{Options, analyze_captures, read_bytes};
+use advisor_report::{Format, RenderOptions};
+use axum::Json;
+use axum::extract::{Multipart, Path, Request, State};
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+use tokio::sync::OwnedSemaphorePermit;
+
+use crate::negotiate;
+use crate::upload::{self, Upload};
+use crate::{AppError, AppState, page};
+
+/// Answers 413 from `Content-Length` before any of the body is read.
+pub(crate) async fn content_length(
+    State(state): State<AppState>,
+    req: Request,
+    next: Next,
+) -> Response {
+    let limit = state.inner.config.max_upload;
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        let err = AppError::TooLarge { limit };
+        return if negotiate::prefers_html(accept(req.headers())) {
+            page::error_page(&state, &err)
+        } else {
+            err.into_response()
+        };
+    }
+    next.run(req).await
+}
+
+/// Headers on every answer.
+pub(crate) async fn common_headers(mut resp: Response) -> Response {
+    resp.headers_mut().insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    resp
+}
+
+fn accept(headers: &HeaderMap) -> Option<&str> {
+    headers.get(header::ACCEPT).and_then(|v| v.to_str().ok())
+}
+
+/// Liveness: 200 `ok` while the server answers.
+#[utoipa::path(get, path = "/healthz", tag = "service",
+    responses((status = 200, description = "The server answers", body = String, content_type = "text/plain")))]
+pub(crate) async fn healthz() -> &'static str {
+    "ok\n"
+}
+
+pub(crate) async fn not_found() -> AppError {
+    AppError::NotFound("no such page; the API is under /api/v1 (see /api/v1/openapi.json)".into())
+}
+
+pub(crate) async fn method_not_allowed() -> AppError {
+    AppError::MethodNotAllowed
+}
+
+/// The multipart form of `POST /api/v1/analyze`.
+#[derive(Debug, utoipa::ToSchema)]
+#[allow(dead_code)]
+pub(crate) struct AnalyzeForm {
+    /// One or more captures (PerfMon CSV, iostat text or JSON, DiskSpd XML or text, fio
+    /// JSON); the format is detected from the content.
+    #[schema(value_type = Vec<String>, format = Binary)]
+    capture: Vec<Vec<u8>>,
+    /// The VM's topology file (TOML, or the same shape as JSON).
+    #[schema(value_type = Option<String>, format = Binary)]
+    topology: Option<Vec<u8>>,
+    /// The VM size (e.g. Standard_DS13_v2): alone, the VM's caps; with `topology`, it
+    /// replaces the file's size; with the disks table, the table's VM.
+    vm: Option<String>,
+    /// The local temp disk's name in the captures (with `vm`).
+    temp_disk: Option<String>,
+    /// Disks table, one entry per disk, in step with `disk_sku`, `disk_cache`, `disk_role`.
+    disk_name: Option<Vec<String>>,
+    /// Catalog SKU of each disk (P30, E10, ...).
+    disk_sku: Option<Vec<String>>,
+    /// None, ReadOnly or ReadWrite.
+    disk_cache: Option<Vec<String>>,
+    /// os, data, log, tempdb, temp or other.
+    disk_role: Option<Vec<String>>,
+    /// md, html or json; overrides `Accept`.
+    format: Option<String>,
+}
+
+/// Analyzes captures against a topology and answers the report.
+#[utoipa::path(post, path = "/api/v1/analyze", tag = "analysis",
+    request_body(content = AnalyzeForm, content_type = "multipart/form-data"),
+    params(("Accept" = Option<String>, Header,
+        description = "application/json (default), text/html or text/markdown; the `format` field wins")),
+    responses(
+        (status = 200, description = "The report: the JSON document of the contract (advisor.report/v1), a self-contained HTML page, or Markdown",
+            content(("application/json"), (String = "text/html"), (String = "text/markdown"))),
+        (status = 400, description = "A missing capture, an unknown field or a bad value", body = crate::Problem, content_type = "application/problem+json"),
+        (status = 406, description = "Accept names no report format", body = crate::Problem, content_type = "application/problem+json"),
+        (status = 408, description = "The upload did not arrive in time", body = crate::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "The body is over the upload limit", body = crate::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "A capture could not be read, or the topology is wrong", body = crate::Problem, content_type = "application/problem+json"),
+        (status = 503, description = "Every analysis slot is busy, or the analysis timed out; see Retry-After", body = crate::Problem, content_type = "application/problem+json"),
+    ))]
+pub(crate) async fn analyze(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    form: Multipart,
+) -> Response {
+    let accept = accept(&headers);
+    let browser = negotiate::prefers_html(accept);
+    match analyze_inner(&state, accept, form).await {
+        Ok((format, body)) => {
+            let mut resp = body.into_response();
+            let h = resp.headers_mut();
+            h.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static(negotiate::content_type(format)),
+            );
+            h.insert(header::VARY, HeaderValue::from_static("accept"));
+            if format == Format::Html {
+                // The report is self-contained: it needs no script and loads nothing.
+                h.insert(
+                    header::CONTENT_SECURITY_POLICY,
+                    HeaderValue::from_static(
+                        "default-src 'none'; style-src 'unsafe-inline'; img-src data:",
+                    ),
+                );
+            }
+            resp
+        }
+        Err(e) if browser => page::error_page(&state, &e),
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn analyze_inner(
+    state: &AppState,
+    accept: Option<&str>,
+    form: Multipart,
+) -> Result<(Format, String), AppError> {
+    let config = &state.inner.config;
+    let started = Instant::now();
+    let deadline = tokio::time::Instant::now() + config.request_timeout;
+    let secs = config.request_timeout.as_secs().max(1);
+
+    // A slot first: a waiting request holds no upload in memory.
+    let slot = take_slot(state, deadline).await?;
+    let up = tokio::time::timeout_at(deadline, upload::read(form, config.max_upload))
+        .await
+        .map_err(|_| AppError::UploadTimeout { secs })??;
+    let format = negotiate::choose(up.format.as_deref(), accept)?;
+    let (count, bytes) = (up.captures.len(), up.capture_bytes());
+
+    let job = run_blocking(state, slot, move |inner| analyze_upload(inner, up, format));
+    let body = tokio::time::timeout_at(deadline, job)
+        .await
+        .map_err(|_| AppError::AnalysisTimeout { secs })??;
+    tracing::info!(
+        captures = count,
+        bytes,
+        format = format.as_str(),
+        ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        "analyzed"
+    );
+    Ok((format, body))
+}
+
+/// Waits for a free analysis slot, up to the queue wait (and never past the deadline).
+async fn take_slot(
+    state: &AppState,
+    deadline: tokio::time::Instant,
+) -> Result<OwnedSemaphorePermit, AppError> {
+    let wait = state.inner.config.queue_wait;
+    let until = deadline.min(tokio::time::Instant::now() + wait);
+    let retry_after = wait.as_secs().max(1);
+    match tokio::time::timeout_at(until, state.inner.slots.clone().acquire_owned()).await {
+        Ok(Ok(p)) => Ok(p),
+        Ok(Err(_)) => Err(AppError::Internal("the analysis slots are closed".into())),
+        Err(_) => Err(AppError::Busy { retry_after }),
+    }
+}
+
+/// Runs `f` on the blocking pool, holding `slot` until it returns (also when the request
+/// gave up waiting: the slot counts work that is still running). A panic becomes a 500.
+pub(crate) async fn run_blocking<T, F>(
+    state: &AppState,
+    slot: OwnedSemaphorePermit,
+    f: F,
+) -> Result<T, AppError>
+where
+    T: Send + 'static,
+    F: FnOnce(&crate::Inner) -> Result<T, AppError> + Send + 'static,
+{
+    let inner = state.inner.clone();
+    let joined = tokio::task::spawn_blocking(move || {
+        let _slot = slot;
+        f(&inner)
+    })
+    .await;
+    match joined {
+        Ok(r) => r,
+        Err(e) if e.is_panic() => Err(AppError::Internal("an analysis panicked".into())),
+        Err(_) => Err(AppError::Internal("an analysis was cancelled".into())),
+    }
+}
+
+/// Reads, analyzes and renders: the blocking part of a request.
+fn analyze_upload(inner: &crate::Inner, up: Upload, format: Format) -> Result<String, AppError> {
+    let topology = upload::topology(&up, &inner.catalog)?;
+    let mut captures = Vec::with_capacity(up.captures.len());
+    let mut errors = Vec::new();
+    for (name, bytes) in up.captures {
+        match read_bytes(&name, &bytes) {
+            Ok(c) => captures.push(c),
+            Err(e) => errors.push(e.to_string()),
+        }
+        // Each upload's bytes are dropped as soon as they are read.
+    }
+    match errors.len() {
+        0 => {}
+        1 => return Err(AppError::Unreadable(errors.remove(0))),
+        n => {
+            return Err(AppError::Unreadable(format!(
+                "{n} captures could not be read:\n{}",
+                errors.join("\n")
+            )));
+        }
+    }
+    let analysis =
+        analyze_captures(&captures, topology.as_ref(), &inner.registry, &Options::default());
+    inner
+        .renderer
+        .render(&analysis, format, &RenderOptions { rules_in_force: Some(inner.registry.len()) })
+        .map_err(|e| AppError::Internal(format!("rendering the report: {e}")))
+}
+
+/// The rules in force, with their parameters and documentation.
+#[utoipa::path(get, path = "/api/v1/rules", tag = "reference",
+    responses((status = 200, description = "Every rule: id, severity, scope, title, parameters, references and its explanation", content(("application/json")))))]
+pub(crate) async fn rules(State(state): State<AppState>) -> Json<Value> {
+    let list: Vec<Value> = state
+        .inner
+        .registry
+        .rules()
+        .map(|r| {
+            let params: Vec<Value> = r
+                .params
+                .iter()
+                .map(|p| {
+                    json!({
+                        "name": p.name,
+                        "value": p.value_text,
+                        "default": p.default_text,
+                        "dimension": p.dim.to_string(),
+                        "description": p.description,
+                    })
+                })
+                .collect();
+            json!({
+                "id": r.id,
+                "severity": r.severity,
+                "scope": r.scope,
+                "title": r.title,
+                "file": r.file,
+                "what": r.doc.what,
+                "why": r.doc.why,
+                "fix": r.doc.fix,
+                "params": params,
+                "refs": r.refs,
+                "explain": advisor_rules::explain(r),
+            })
+        })
+        .collect();
+    Json(Value::Array(list))
+}
+
+/// A VM size's storage limits from the built-in catalog.
+#[utoipa::path(get, path = "/api/v1/catalog/vm/{size}", tag = "reference",
+    params(("size" = String, Path, description = "A VM size, case-insensitive, `Standard_` optional")),
+    responses(
+        (status = 200, description = "The size's figures (IOPS, MB/s of 10^6 bytes, GiB) and their sources", content(("application/json"))),
+        (status = 404, description = "Not in the catalog; the detail suggests a near name", body = crate::Problem, content_type = "application/problem+json"),
+    ))]
+pub(crate) async fn catalog_vm(
+    State(state): State<AppState>,
+    Path(size): Path<String>,
+) -> Result<Json<Value>, AppError> {
+    let vm = state
+        .inner
+        .catalog
+        .vm(&size)
+        .map_err(|u| AppError::NotFound(format!("{u}; {}", u.help())))?;
+    let mut v = serde_json::to_value(vm).map_err(|e| AppError::Internal(e.to_string()))?;
+    if let Value::Object(m) = &mut v {
+        m.insert("series".into(), json!(vm.series()));
+        m.insert("premium_storage".into(), json!(vm.premium_storage()));
+        m.insert("host_caching".into(), json!(vm.host_caching()));
+        m.insert("units".into(), json!({"iops": "IO/s", "mbps": "MB/s", "gib": "GiB"}));
+    }
+    Ok(Json(v))
+}
