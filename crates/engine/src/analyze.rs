@@ -638,6 +638,96 @@ fn charts(ctx: &EngineContext<'_>, n: usize) -> Vec<ChartSeries> {
             });
         }
     }
+    out.extend(budget_charts(ctx, n));
+    out
+}
+
+/// The VM's two budgets as charts: the time-aligned sum over the disks that draw on each
+/// (host-cached disks plus the temp disk; every remote disk), against the VM's caps. This
+/// is where VM-level throttling shows, which no single disk's chart can show.
+fn budget_charts(ctx: &EngineContext<'_>, n: usize) -> Vec<ChartSeries> {
+    let Some(vm) = &ctx.vm else { return Vec::new() };
+    let l = &vm.limits;
+    // (label, whether it is the cached budget, caps)
+    let budgets = [
+        ("host-cached disks + temp disk", true, l.cached_iops, l.cached_mbps),
+        ("all remote disks", false, l.uncached_iops, l.uncached_mbps),
+    ];
+    let mut out = Vec::new();
+    for (label, cached_budget, cap_iops, cap_mbps) in budgets {
+        let member = |d: &DiskInfo| {
+            if cached_budget { d.temp || d.limits.cache != Cache::None } else { !d.temp }
+        };
+        let members: Vec<&DiskInfo> = ctx.disks.iter().filter(|d| member(d)).collect();
+        if members.is_empty() {
+            continue;
+        }
+        for (metric, cap) in [(Metric::Iops, cap_iops), (Metric::Mbps, cap_mbps)] {
+            // One time series per member disk (its first target that has one); the sum
+            // keeps only the times every member has.
+            let mut sums: std::collections::BTreeMap<i64, (f64, usize)> = Default::default();
+            let mut file = String::new();
+            let mut counted = 0usize;
+            for d in &members {
+                let Some((id, s)) = d.targets.iter().find_map(|id| {
+                    ctx.series(*id, metric)
+                        .filter(|s| s.iter().filter(|p| p.0.is_some()).count() > 1)
+                        .map(|s| (*id, s))
+                }) else {
+                    continue;
+                };
+                if file.is_empty()
+                    && let Some(t) = ctx.targets.iter().find(|t| t.id == id)
+                {
+                    file = t.file.clone();
+                }
+                counted += 1;
+                for (t, v) in s {
+                    if let Some(t) = t {
+                        let e = sums.entry(t).or_insert((0.0, 0));
+                        e.0 += v;
+                        e.1 += 1;
+                    }
+                }
+            }
+            if counted == 0 {
+                continue;
+            }
+            let pts: Vec<(i64, f64)> = sums
+                .into_iter()
+                .filter(|(_, (_, c))| *c == counted)
+                .map(|(t, (v, _))| (t, v))
+                .collect();
+            if pts.len() < 2 {
+                continue;
+            }
+            let kind = if cached_budget { "cached" } else { "uncached" };
+            let caps = cap
+                .map(|c| match metric {
+                    Metric::Mbps => CapLine {
+                        label: format!(
+                            "{} {kind} {c:.0} MB/s ({:.1} MiB/s)",
+                            l.size,
+                            c * 1e6 / MIB
+                        ),
+                        value: c * 1e6 / MIB,
+                    },
+                    _ => CapLine { label: format!("{} {kind} {c:.0} IOPS", l.size), value: c },
+                })
+                .into_iter()
+                .collect();
+            out.push(ChartSeries {
+                target: format!(
+                    "VM {kind}: {label} ({counted} of {} disks captured)",
+                    members.len()
+                ),
+                file,
+                metric: metric.name().to_owned(),
+                points: reduce_points(&pts, n),
+                caps,
+            });
+        }
+    }
     out
 }
 

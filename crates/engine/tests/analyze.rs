@@ -189,3 +189,25 @@ fn reduce_points_keeps_each_buckets_peak() {
     assert!(r.len() <= 300);
     assert!(r.contains(&(517, 99.0)));
 }
+
+#[test]
+fn vm_budget_charts_sum_the_disks_against_the_vm_caps() {
+    let dir = "fixtures/scenarios/ds13v2-temp-disk-throttles-cached-p30";
+    let a = run(
+        &[&format!("{dir}/capture.csv")],
+        Some(&format!("{dir}/topology.toml")),
+        &Options::default(),
+    );
+    let cached = a
+        .charts
+        .iter()
+        .find(|c| c.target.starts_with("VM cached") && c.metric == "mbps")
+        .expect("a VM cached throughput chart");
+    // DS13_v2: 256 MB/s cached = 244.1 MiB/s, drawn in the chart's MiB/s.
+    assert_eq!(cached.caps.len(), 1);
+    assert!((cached.caps[0].value - 256e6 / 1048576.0).abs() < 1e-9, "{:?}", cached.caps);
+    // The temp disk and the cached P30 together sit at the cap.
+    let peak = cached.points.iter().map(|p| p.1).fold(0.0, f64::max);
+    assert!(peak > 0.95 * cached.caps[0].value, "peak {peak}");
+    assert!(a.charts.iter().any(|c| c.target.starts_with("VM uncached") && c.metric == "iops"));
+}

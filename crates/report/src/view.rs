@@ -423,6 +423,8 @@ pub(crate) fn build<'a>(
                 keys.push((file, target));
             }
         }
+        // VM-wide sums go first: VM-level throttling is the dependent kind, seen only there.
+        let mut front = 0;
         for (file, target) in keys {
             let series: Vec<&ChartSeries> =
                 analysis.charts.iter().filter(|c| c.file == file && c.target == target).collect();
@@ -431,18 +433,24 @@ pub(crate) fn build<'a>(
             let drawn = target_charts(&series, &curves, target);
             match targets.iter_mut().find(|t| t.file == file && t.name == target) {
                 Some(t) => t.charts.extend(drawn),
-                None if !drawn.is_empty() => targets.push(TargetView {
-                    name: target,
-                    kind: "aggregate",
-                    host: None,
-                    file,
-                    matched: None,
-                    single: false,
-                    rows: Vec::new(),
-                    charts: drawn,
-                    findings: Vec::new(),
-                    anchor: anchor(&["target", short_file(file), target]),
-                }),
+                None if !drawn.is_empty() => {
+                    targets.insert(
+                        front,
+                        TargetView {
+                            name: target,
+                            kind: "aggregate",
+                            host: None,
+                            file,
+                            matched: None,
+                            single: false,
+                            rows: Vec::new(),
+                            charts: drawn,
+                            findings: Vec::new(),
+                            anchor: anchor(&["target", short_file(file), target]),
+                        },
+                    );
+                    front += 1;
+                }
                 None => {}
             }
         }
