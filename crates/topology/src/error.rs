@@ -94,11 +94,9 @@ pub struct TopologyError {
     pub kind: ErrorKind,
 }
 
-impl std::error::Error for TopologyError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.kind)
-    }
-}
+/// The rendered message already says everything `kind` says (and an IO error's text), so
+/// there is no separate source: `{:#}` chains would print it twice.
+impl std::error::Error for TopologyError {}
 
 impl TopologyError {
     pub fn new(file: impl Into<String>, kind: ErrorKind) -> Self {
