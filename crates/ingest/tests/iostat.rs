@@ -755,3 +755,62 @@ proptest! {
         }
     }
 }
+
+/// Prints reports in the old (sysstat <= 11.5) `-x -k` layout: `Device:`, avgrq-sz in
+/// 512-byte sectors, avgqu-sz. Values are hundredths: (r/s, w/s, rkB/s, wkB/s, avgrq-sz,
+/// avgqu-sz, r_await, w_await).
+fn render_old(devs: &[String], reports: &[Vec<[u32; 8]>]) -> String {
+    let mut s = "Linux 3.10.0 (old) \t11/21/26 \t_x86_64_\t(4 CPU)\n\n".to_owned();
+    for rep in reports {
+        s += "Device:         rrqm/s   wrqm/s     r/s     w/s    rkB/s    wkB/s avgrq-sz avgqu-sz   await r_await w_await  svctm  %util\n";
+        for (d, v) in devs.iter().zip(rep) {
+            let f = |i: usize| v[i] as f64 / 100.0;
+            s += &format!(
+                "{d:<15} {:8.2} {:8.2} {:7.2} {:7.2} {:8.2} {:8.2} {:8.2} {:8.2} {:7.2} {:7.2} {:7.2} {:6.2} {:6.2}\n",
+                0.0,
+                0.0,
+                f(0),
+                f(1),
+                f(2),
+                f(3),
+                f(4),
+                f(5),
+                f(6),
+                f(6),
+                f(7),
+                0.5,
+                10.0
+            );
+        }
+        s += "\n";
+    }
+    s
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// The old layout's sectors come back as KiB (x 0.5) and its kB/s as MiB/s (/ 1024).
+    #[test]
+    fn old_layout_round_trip_sectors_to_kib((devs, reports, _, _) in capture_strategy()) {
+        let text = render_old(&devs, &reports);
+        let c = read_text("old.txt", &text).unwrap();
+        for (di, d) in devs.iter().enumerate() {
+            let got = |m| series(&c, &c.table, d, None, m);
+            let want = |i: usize, f: f64| {
+                reports[1..].iter().map(|r| Some(r[di][i] as f64 / 100.0 * f)).collect::<Vec<_>>()
+            };
+            let near = |a: Vec<Option<f64>>, b: Vec<Option<f64>>| {
+                a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| match (x, y) {
+                    (Some(x), Some(y)) => (x - y).abs() <= 1e-9 * y.abs().max(1.0),
+                    _ => false,
+                })
+            };
+            prop_assert!(near(got(Metric::ReadIops), want(0, 1.0)));
+            prop_assert!(near(got(Metric::WriteMbps), want(3, 1.0 / 1024.0)));
+            prop_assert!(near(got(Metric::IoKib), want(4, 0.5)), "avgrq-sz sectors -> KiB");
+            prop_assert!(near(got(Metric::QueueDepth), want(5, 1.0)));
+            prop_assert!(near(got(Metric::ReadLatencyMs), want(6, 1.0)));
+        }
+    }
+}
