@@ -1,1 +1,288 @@
-//! End-to-end tests of `advisor serve`: the real binary on a free loopback port.
+//! End-to-end tests of `advisor serve`: the real binary on a free loopback port, spoken to
+//! over plain HTTP/1.1, and driven through its upload page by headless Chromium.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use common::repo;
+
+const BOUNDARY: &str = "advisor-e2e-boundary-51f0";
+
+/// A running `advisor serve`, stopped when dropped.
+struct Server {
+    child: Child,
+    base: String,
+    addr: String,
+    /// The rest of its stderr, line by line.
+    log: mpsc::Receiver<String>,
+}
+
+impl Server {
+    fn start(extra: &[&str]) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_advisor"))
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start advisor serve");
+        let stderr = child.stderr.take().expect("stderr");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let first = rx.recv_timeout(Duration::from_secs(60)).expect("advisor serve said nothing");
+        let base = first
+            .split_whitespace()
+            .find(|w| w.starts_with("http://127.0.0.1:"))
+            .unwrap_or_else(|| panic!("no address in {first:?}"))
+            .to_owned();
+        let addr = base.trim_start_matches("http://").to_owned();
+        Server { child, base, addr, log: rx }
+    }
+
+    /// One request on a fresh connection; (status, headers in lower case, body).
+    fn request(&self, head: &str, body: &[u8]) -> (u16, String, Vec<u8>) {
+        let mut s = TcpStream::connect(&self.addr).expect("connect");
+        s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        s.set_write_timeout(Some(Duration::from_secs(60))).unwrap();
+        s.write_all(head.as_bytes()).unwrap();
+        // The server may answer (and close) before the body is sent: that is the point of
+        // the body limit, so a failed write is not a failure here.
+        let _ = s.write_all(body);
+        let mut raw = Vec::new();
+        let _ = s.read_to_end(&mut raw);
+        parse_response(&raw)
+    }
+
+    fn get(&self, path: &str) -> (u16, String, Vec<u8>) {
+        self.request(
+            &format!("GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", self.addr),
+            &[],
+        )
+    }
+
+    fn post_form(&self, parts: &[(&str, &str, &[u8])], accept: &str) -> (u16, String, Vec<u8>) {
+        let body = multipart(parts);
+        let head = format!(
+            "POST /api/v1/analyze HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nAccept: {accept}\r\n\
+             Content-Type: multipart/form-data; boundary={BOUNDARY}\r\nContent-Length: {}\r\n\r\n",
+            self.addr,
+            body.len()
+        );
+        self.request(&head, &body)
+    }
+
+    /// SIGTERM, then the exit status and what it printed after.
+    fn terminate(mut self) -> Option<(std::process::ExitStatus, String)> {
+        let pid = self.child.id().to_string();
+        let sent = Command::new("kill").args(["-TERM", &pid]).status().ok()?;
+        if !sent.success() {
+            return None;
+        }
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                let log: Vec<String> = self.log.try_iter().collect();
+                return Some((status, log.join("\n")));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("advisor serve did not stop within 30 s of SIGTERM");
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn parse_response(raw: &[u8]) -> (u16, String, Vec<u8>) {
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("a complete response head");
+    let head = String::from_utf8_lossy(&raw[..split]).to_ascii_lowercase();
+    let status = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).expect("status");
+    (status, head, raw[split + 4..].to_vec())
+}
+
+fn multipart(parts: &[(&str, &str, &[u8])]) -> Vec<u8> {
+    let mut body = Vec::new();
+    for (name, file, content) in parts {
+        body.extend_from_slice(format!("--{BOUNDARY}\r\n").as_bytes());
+        let disposition = if file.is_empty() {
+            format!("Content-Disposition: form-data; name=\"{name}\"\r\n\r\n")
+        } else {
+            format!(
+                "Content-Disposition: form-data; name=\"{name}\"; filename=\"{file}\"\r\n\
+                 Content-Type: application/octet-stream\r\n\r\n"
+            )
+        };
+        body.extend_from_slice(disposition.as_bytes());
+        body.extend_from_slice(content);
+        body.extend_from_slice(b"\r\n");
+    }
+    body.extend_from_slice(format!("--{BOUNDARY}--\r\n").as_bytes());
+    body
+}
+
+fn scenario() -> (Vec<u8>, Vec<u8>) {
+    let dir = repo().join("fixtures/scenarios/ds13v2-temp-disk-throttles-cached-p30");
+    (
+        std::fs::read(dir.join("capture.csv")).unwrap(),
+        std::fs::read(dir.join("topology.toml")).unwrap(),
+    )
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn serve_answers_the_page_reports_and_problems_and_stops_on_sigterm() {
+    let server = Server::start(&[]);
+
+    let (status, head, body) = server.get("/");
+    assert_eq!(status, 200);
+    assert!(head.contains("content-type: text/html"));
+    assert!(text(&body).contains(r#"action="/api/v1/analyze""#));
+
+    // The README's curl: a capture and a topology, JSON back.
+    let (capture, topology) = scenario();
+    let (status, head, body) = server.post_form(
+        &[("capture", "capture.csv", &capture), ("topology", "topology.toml", &topology)],
+        "application/json",
+    );
+    assert_eq!(status, 200, "{}", text(&body));
+    assert!(head.contains("content-type: application/json"));
+    let report: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(report["schema"], "advisor.report/v1");
+    assert_eq!(report["findings"][0]["rule"], "vm-cached-throughput-cap");
+
+    // A binary file: a 4xx problem document.
+    let binary: Vec<u8> = (0..=255u8).cycle().take(64 * 1024).collect();
+    let (status, head, body) =
+        server.post_form(&[("capture", "dump.bin", &binary)], "application/json");
+    assert_eq!(status, 422, "{}", text(&body));
+    assert!(head.contains("content-type: application/problem+json"));
+    let problem: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    assert!(problem["detail"].as_str().unwrap().contains("dump.bin"), "{problem}");
+
+    // 700 MB declared: 413 before the body is read (only a few bytes of it are sent).
+    let started = Instant::now();
+    let head = format!(
+        "POST /api/v1/analyze HTTP/1.1\r\nHost: {}\r\nAccept: application/json\r\n\
+         Content-Type: multipart/form-data; boundary={BOUNDARY}\r\nContent-Length: {}\r\n\r\n",
+        server.addr,
+        700u64 * 1000 * 1000
+    );
+    let (status, head, body) = server.request(&head, format!("--{BOUNDARY}\r\n").as_bytes());
+    assert_eq!(status, 413, "{}", text(&body));
+    assert!(head.contains("content-type: application/problem+json"));
+    assert!(started.elapsed() < Duration::from_secs(10));
+
+    for path in ["/healthz", "/api/v1/rules", "/api/v1/openapi.json"] {
+        let (status, _, _) = server.get(path);
+        assert_eq!(status, 200, "{path}");
+    }
+    let (status, _, body) = server.get("/healthz");
+    assert_eq!((status, text(&body).as_str()), (200, "ok\n"));
+
+    match server.terminate() {
+        Some((exit, log)) => {
+            assert!(exit.success(), "exit status after SIGTERM: {exit:?}\n{log}");
+            assert!(log.contains("advisor serve: stopped"), "{log}");
+            // Nothing of an upload is logged: not its content, not its name.
+            for secret in ["SQLVM01", "dump.bin", "capture.csv", "Standard_DS13_v2"] {
+                assert!(!log.contains(secret), "the log quotes an upload ({secret}):\n{log}");
+            }
+        }
+        None => eprintln!("skipped the SIGTERM check: no `kill` command"),
+    }
+}
+
+#[test]
+fn serve_refuses_bad_flags() {
+    for args in [
+        &["serve", "--max-upload", "lots"][..],
+        &["serve", "--workers", "0"],
+        &["serve", "--listen", "not-an-address"],
+    ] {
+        let out = common::advisor(&repo(), args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out.stderr));
+    }
+}
+
+fn found(cmd: &str, arg: &str) -> bool {
+    Command::new(cmd)
+        .arg(arg)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// A person's path through the page in headless Chromium (tests/browser/upload.spec.mjs).
+/// Skips, saying why, without node, Debian's chromium or `npm ci --prefix tests/browser`;
+/// CI installs all three.
+#[test]
+fn upload_page_works_in_chromium() {
+    let browser_dir = repo().join("tests/browser");
+    let chromium = Path::new("/usr/bin/chromium");
+    if !found("node", "--version") {
+        eprintln!("skipped: no node on PATH");
+        return;
+    }
+    if !chromium.exists() {
+        eprintln!("skipped: no /usr/bin/chromium (apt-get install chromium)");
+        return;
+    }
+    if !browser_dir.join("node_modules/playwright-core").is_dir() {
+        eprintln!("skipped: tests/browser/node_modules is missing (npm ci --prefix tests/browser)");
+        return;
+    }
+    let server = Server::start(&["--workers", "2"]);
+    let mut child = Command::new("node")
+        .arg(browser_dir.join("upload.spec.mjs"))
+        .arg(&server.base)
+        .current_dir(repo())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run node");
+    let deadline = Instant::now() + Duration::from_secs(240);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the browser test did not finish within 240 s");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let mut out = String::new();
+    let mut err = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    eprintln!("{out}");
+    assert!(status.success(), "the browser test failed ({status:?}):\n{out}\n{err}");
+    assert!(out.contains("ok - the report shows"), "{out}");
+    let (code, _, _) = server.get("/healthz");
+    assert_eq!(code, 200);
+}

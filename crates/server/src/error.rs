@@ -169,7 +169,7 @@ pub(crate) fn panic_response(_payload: Box<dyn Any + Send + 'static>) -> Respons
 pub(crate) fn human_bytes(n: u64) -> String {
     const UNITS: [(&str, u64); 3] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
     for (unit, size) in UNITS {
-        if n >= size && n % size == 0 {
+        if n >= size && n.is_multiple_of(size) {
             return format!("{} {unit}", n / size);
         }
     }

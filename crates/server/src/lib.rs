@@ -139,14 +139,20 @@ impl AppState {
 
 /// The service's routes and layers.
 pub fn app(state: AppState) -> Router {
-    let max = state.inner.config.max_upload;
-    Router::new()
+    let routes = Router::new()
         .route("/", get(page::upload_page))
         .route("/healthz", get(routes::healthz))
         .route("/api/v1/analyze", post(routes::analyze))
         .route("/api/v1/rules", get(routes::rules))
         .route("/api/v1/catalog/vm/{size}", get(routes::catalog_vm))
-        .route("/api/v1/openapi.json", get(openapi::document))
+        .route("/api/v1/openapi.json", get(openapi::document));
+    layered(routes, state)
+}
+
+/// The fallbacks and the request-wide layers around `routes`.
+fn layered(routes: Router<AppState>, state: AppState) -> Router {
+    let max = state.inner.config.max_upload;
+    routes
         .fallback(routes::not_found)
         .method_not_allowed_fallback(routes::method_not_allowed)
         // The multipart reader stops at the limit when no Content-Length said it before.

@@ -63,7 +63,7 @@ fn ranked(accept: &str) -> Vec<(String, u16)> {
             (q > 0).then_some((range, q))
         })
         .collect();
-    out.sort_by(|a, b| b.1.cmp(&a.1));
+    out.sort_by_key(|r| std::cmp::Reverse(r.1));
     out
 }
 

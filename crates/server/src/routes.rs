@@ -5,6 +5,7 @@ use std::time::Instant;
 use advisor_engine::{Options, analyze_captures, read_bytes};
 use advisor_report::{Format, RenderOptions};
 use axum::Json;
+use axum::extract::multipart::MultipartRejection;
 use axum::extract::{Multipart, Path, Request, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::middleware::Next;
@@ -110,11 +111,18 @@ pub(crate) struct AnalyzeForm {
 pub(crate) async fn analyze(
     State(state): State<AppState>,
     headers: HeaderMap,
-    form: Multipart,
+    form: Result<Multipart, MultipartRejection>,
 ) -> Response {
     let accept = accept(&headers);
     let browser = negotiate::prefers_html(accept);
-    match analyze_inner(&state, accept, form).await {
+    let result = match form {
+        Ok(form) => analyze_inner(&state, accept, form).await,
+        Err(e) => Err(AppError::BadRequest(format!(
+            "send the captures as multipart/form-data (curl -F capture=@FILE): {}",
+            e.body_text()
+        ))),
+    };
+    match result {
         Ok((format, body)) => {
             let mut resp = body.into_response();
             let h = resp.headers_mut();
