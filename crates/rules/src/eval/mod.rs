@@ -726,9 +726,12 @@ impl<'a> Env<'a> {
             let (what, how) = metric_help(m);
             return missing(format!("needs {what} for {name} ({how})"));
         };
-        let f = unit_factor(m.unit());
-        let pts: Vec<(Option<i64>, f64)> =
-            raw.into_iter().filter(|(_, v)| v.is_finite()).map(|(t, v)| (t, v * f)).collect();
+        let u = m.unit();
+        let pts: Vec<(Option<i64>, f64)> = raw
+            .into_iter()
+            .filter(|(_, v)| v.is_finite())
+            .map(|(t, v)| (t, to_stored(u, v)))
+            .collect();
         if pts.is_empty() {
             return missing(format!("no samples of {} for {name}", m.name()));
         }
@@ -739,7 +742,7 @@ impl<'a> Env<'a> {
 
     fn binary(&mut self, op: BinaryOp, l: &TExpr, r: &TExpr, whole: &TExpr) -> R<V> {
         match op {
-            BinaryOp::And | BinaryOp::Or => return self.logic(op, l, r),
+            BinaryOp::And | BinaryOp::Or => return self.logic(op, l, r, whole.ty.series),
             _ => {}
         }
         let a = self.eval(l)?;
@@ -796,17 +799,28 @@ impl<'a> Env<'a> {
         }
     }
 
-    /// `and` / `or`: short-circuit, three-valued (a missing side decides nothing).
-    fn logic(&mut self, op: BinaryOp, l: &TExpr, r: &TExpr) -> R<V> {
+    /// `and` / `or`: short-circuit, three-valued (a missing side decides nothing). A
+    /// deciding scalar beside a bool series is that value at the series' times, so
+    /// `share`, `duration` and `sustained` still see how long the capture is; when the
+    /// other side is missing it stays a scalar (`false and missing` is false).
+    fn logic(&mut self, op: BinaryOp, l: &TExpr, r: &TExpr, series: bool) -> R<V> {
         let is_and = op == BinaryOp::And;
         let a = self.eval(l);
-        match &a {
-            Ok(V::Bool(x)) if *x != is_and => return Ok(V::Bool(*x)),
-            _ => {}
+        if let Ok(V::Bool(x)) = a
+            && x != is_and
+        {
+            if !series {
+                return Ok(V::Bool(x));
+            }
+            return Ok(match self.eval(r) {
+                Ok(V::Bools(s)) => V::Bools(s.map(move |_| x)),
+                _ => V::Bool(x),
+            });
         }
         let b = self.eval(r);
         match (a, b) {
             (Ok(V::Bool(_)), Ok(V::Bool(y))) => Ok(V::Bool(y)),
+            (Ok(V::Bools(s)), Ok(V::Bool(y))) if y != is_and => Ok(V::Bools(s.map(move |_| y))),
             (_, Ok(V::Bool(y))) if y != is_and => Ok(V::Bool(y)),
             (Err(e), _) => Err(e),
             (_, Err(e)) => Err(e),
@@ -842,7 +856,13 @@ impl<'a> Env<'a> {
         let d = it.next();
         match (b, a, c, d) {
             (Builtin::Sustained, Some(cond), Some(V::Num(dur)), _) => match cond {
-                V::Bool(x) => Ok(V::Bool(x)),
+                // A constant (`x and false`, `x or true` with `x` missing): never held, or
+                // held for an unknown time.
+                V::Bool(false) => Ok(V::Bool(false)),
+                V::Bool(true) => missing(self.constant_true(args)),
+                V::Bools(s) if s.pts.is_empty() => {
+                    missing(format!("no common samples in `{}`", self.src(&args[0])))
+                }
                 V::Bools(s) => {
                     let Some(iv) = s.interval_s() else {
                         return missing(self.no_interval(args));
@@ -863,6 +883,11 @@ impl<'a> Env<'a> {
                 v => missing(format!("share() of {}", v.describe())),
             },
             (Builtin::Duration, Some(cond), _, _) => match cond {
+                V::Bool(false) => Ok(V::Num(0.0)),
+                V::Bool(true) => missing(self.constant_true(args)),
+                V::Bools(s) if s.pts.is_empty() => {
+                    missing(format!("no common samples in `{}`", self.src(&args[0])))
+                }
                 V::Bools(s) => {
                     let Some(iv) = s.interval_s() else {
                         return missing(self.no_interval(args));
@@ -898,6 +923,11 @@ impl<'a> Env<'a> {
             }
             _ => missing(format!("internal: {} with these arguments", b.spec().name)),
         }
+    }
+
+    fn constant_true(&self, args: &[TExpr]) -> String {
+        let what = args.first().map(|a| self.src(a)).unwrap_or_default();
+        format!("`{what}` is true with no samples to time it by: capture the series it combines")
     }
 
     fn no_interval(&self, args: &[TExpr]) -> String {
@@ -1255,7 +1285,19 @@ pub fn percentile_of(values: &[f64], p: f64) -> Option<f64> {
     value::percentile(values, p)
 }
 
-/// From a metric's frame unit to the language's stored unit.
+/// A frame value in the language's stored unit, rounded as a literal is: units below the
+/// stored one divide (a capture's 35 % is 35 / 100, exactly the literal `35%`; 35 * 0.01
+/// is 0.35000000000000003, above it), the others multiply by [`unit_factor`].
+pub fn to_stored(u: Unit, v: f64) -> f64 {
+    match u {
+        Unit::Milliseconds => v / 1e3,
+        Unit::Percent => v / 100.0,
+        u => v * unit_factor(u),
+    }
+}
+
+/// From a metric's frame unit to the language's stored unit (a factor; [`to_stored`]
+/// converts a value the way literals are converted).
 pub fn unit_factor(u: Unit) -> f64 {
     match u {
         Unit::PerSecond | Unit::Ios => 1.0,

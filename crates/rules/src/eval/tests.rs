@@ -339,3 +339,57 @@ fn shipped_rules_evaluate_without_inputs() {
     ids.dedup();
     assert_eq!(ids.len(), reg.len());
 }
+
+#[test]
+fn frame_values_equal_to_a_literal_compare_equal() {
+    // 35 % busy and 9 ms in the capture are exactly the literals `35%` and `9 ms`
+    // (35 * 0.01 and 9 * 0.001 are not: they land one ulp above).
+    let (mut c, e) = one_disk();
+    c.set_series(e, Metric::BusyPct, timed(&[35.0, 35.0]));
+    c.set_series(e, Metric::LatencyMs, timed(&[9.0, 9.0]));
+    let r = rule("disk", "when max(busy_pct) <= 35% and max(latency_ms) <= 9 ms", "x");
+    assert_eq!(evaluate_rule(&r, &c).findings.len(), 1);
+    let r = rule("disk", "when min(busy_pct) > 35% or min(latency_ms) > 9 ms", "x");
+    let o = evaluate_rule(&r, &c);
+    assert_eq!((o.findings.len(), o.not_evaluated.len()), (0, 0), "{o:?}");
+}
+
+#[test]
+fn a_deciding_scalar_beside_a_bool_series_keeps_the_series_times() {
+    let (mut c, e) = one_disk();
+    c.set_series(e, Metric::Iops, timed(&[500.0, 500.0, 500.0]));
+    // `x or true` holds at each of the 3 samples: 3 s, not "sustained for any time".
+    let r = rule("disk", "param on = true \"p\"\nwhen sustained(on or iops > 1 iops, 1 h)", "x");
+    let o = evaluate_rule(&r, &c);
+    assert_eq!((o.findings.len(), o.not_evaluated.len()), (0, 0), "{o:?}");
+    let r = rule("disk", "let t = duration(iops > 1 iops and false)\nwhen t == 0 s", "x");
+    assert_eq!(evaluate_rule(&r, &c).findings.len(), 1);
+    let r = rule("disk", "let t = duration(iops > 1 iops or true)\nwhen t == 3 s", "x");
+    assert_eq!(evaluate_rule(&r, &c).findings.len(), 1);
+    // Beside a missing series it stays a constant: never held is 0 s; always held has no
+    // length to measure.
+    let r = rule("disk", "let t = duration(write_iops > 1 iops and false)\nwhen t == 0 s", "x");
+    assert_eq!(evaluate_rule(&r, &c).findings.len(), 1);
+    let r = rule("disk", "when sustained(write_iops > 1 iops or true, 1 s)", "x");
+    let o = evaluate_rule(&r, &c);
+    assert!(o.not_evaluated[0].reason.contains("no samples to time it by"), "{o:?}");
+}
+
+#[test]
+fn reductions_of_an_empty_series_are_not_evaluated() {
+    // Series that share no sample time give an empty series: missing, as for `avg`,
+    // whether or not the capture states its interval.
+    let (mut c, e) = one_disk();
+    c.set_series(e, Metric::Iops, vec![(Some(0), 5.0), (Some(2000), 5.0)]);
+    c.set_series(e, Metric::LatencyMs, vec![(Some(1000), 5.0), (Some(3000), 5.0)]);
+    for cond in [
+        "duration(iops > latency_ms * 1 iops / 1 ms) >= 0 s",
+        "not sustained(iops > latency_ms * 1 iops / 1 ms, 0 s)",
+        "share(iops > latency_ms * 1 iops / 1 ms) >= 0%",
+    ] {
+        let r = rule("disk", &format!("when {cond}"), "x");
+        let o = evaluate_rule(&r, &c);
+        assert!(o.findings.is_empty(), "{cond}: {o:?}");
+        assert!(o.not_evaluated[0].reason.starts_with("no common samples"), "{cond}: {o:?}");
+    }
+}

@@ -119,7 +119,13 @@ pub(crate) fn percentile(values: &[f64], p: f64) -> Option<f64> {
     }
     v.sort_by(f64::total_cmp);
     let n = v.len();
-    let rank = ((p / 100.0 * n as f64).ceil() as usize).clamp(1, n);
+    // The ceil(P * n / 100)-th value. `p / 100.0 * n` rounds up past whole ranks (p14 of
+    // 50 samples gave 0.14 * 50 = 7.000000000000001, the 8th): multiply first, and take a
+    // product within float noise of a whole number as that number (p99.9 of 1000).
+    let x = p * n as f64 / 100.0;
+    let whole = x.round();
+    let rank = if (x - whole).abs() <= 1e-9 * whole.max(1.0) { whole } else { x.ceil() };
+    let rank = (rank as usize).clamp(1, n);
     Some(v[rank - 1])
 }
 
@@ -185,5 +191,13 @@ mod tests {
         assert_eq!(percentile(&v, 95.0), Some(95.0));
         assert_eq!(percentile(&v, 99.9), Some(100.0));
         assert_eq!(percentile(&[], 50.0), None);
+        // Whole ranks stay whole: 14% of 50 samples is the 7th, 7% of 100 the 7th.
+        let v: Vec<f64> = (1..=50).map(f64::from).collect();
+        assert_eq!(percentile(&v, 14.0), Some(7.0));
+        let v: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(percentile(&v, 7.0), Some(7.0));
+        let v: Vec<f64> = (1..=1000).map(f64::from).collect();
+        assert_eq!(percentile(&v, 99.9), Some(999.0));
+        assert_eq!(percentile(&v, 0.0), Some(1.0));
     }
 }
