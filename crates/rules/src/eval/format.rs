@@ -40,6 +40,26 @@ fn named_unit(text: &str, dim: Dim) -> Option<(&'static str, f64)> {
     })
 }
 
+/// The unit a `let`'s name ends in, for its dimension: `file_size_gib` in GiB, `wait_s` in
+/// s, `cap_mbps` in MB/s, `busy_pct` in %. The metrics map reports such a let in that unit,
+/// so a report that reads the unit from the name (`fmt::finding_unit_of`) always agrees
+/// with the number, whatever its magnitude.
+pub(crate) fn name_unit(name: &str, dim: Dim) -> Option<f64> {
+    // After an underscore only, and no `min` / `h`: `latency_min` is a minimum.
+    let (_, word) = name.rsplit_once('_')?;
+    let unit = match word {
+        "mbps" => "MB/s",
+        "pct" => "%",
+        "kib" => "KiB",
+        "mib" => "MiB",
+        "gib" => "GiB",
+        "tib" => "TiB",
+        "iops" | "ms" | "us" | "s" => word,
+        _ => return None,
+    };
+    UNITS.iter().find(|(u, d, _)| *u == unit && *d == dim).map(|(_, _, f)| *f)
+}
+
 /// Whether an expression is a run's duration (shown in s rather than ms).
 fn is_run_duration(e: &TExpr, rule: &CheckedRule, depth: u8) -> bool {
     if depth > 16 {
@@ -121,6 +141,20 @@ mod tests {
         assert_eq!(number(0.126, None), "0.13");
         assert_eq!(number(-0.01, Some(1)), "0.0");
         assert_eq!(number(f64::NAN, Some(1)), "n/a");
+    }
+
+    #[test]
+    fn units_named_by_a_let() {
+        assert_eq!(name_unit("file_size_gib", Dim::Size), Some(1024.0 * 1024.0 * 1024.0));
+        assert_eq!(name_unit("wait_s", Dim::Time), Some(1.0));
+        assert_eq!(name_unit("expected_ms", Dim::Time), Some(1e-3));
+        assert_eq!(name_unit("cpu_busy_pct", Dim::Ratio), Some(0.01));
+        assert_eq!(name_unit("peak_mbps", Dim::Throughput), Some(1e6));
+        // A unit of another dimension, or no unit word: the display unit.
+        assert_eq!(name_unit("latency_s", Dim::Size), None);
+        assert_eq!(name_unit("expected_latency", Dim::Time), None);
+        assert_eq!(name_unit("s", Dim::Time), None);
+        assert_eq!(name_unit("latency_min", Dim::Time), None);
     }
 
     #[test]

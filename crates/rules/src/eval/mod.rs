@@ -275,7 +275,10 @@ impl<'a> Env<'a> {
             let name = self.rule.lets[i].name.clone();
             let expr = self.rule.lets[i].expr.clone();
             if let Ok(V::Num(x)) = self.let_value(i) {
-                let (v, _) = format::display(&expr, self.rule, x, None);
+                let v = match format::name_unit(&name, expr.ty.dim) {
+                    Some(factor) => x / factor,
+                    None => format::display(&expr, self.rule, x, None).0,
+                };
                 if v.is_finite() {
                     metrics.insert(name.clone(), v);
                 }
@@ -312,7 +315,8 @@ impl<'a> Env<'a> {
                         Ok(V::Num(x)) => {
                             let (shown, _) = format::display(expr, self.rule, x, next);
                             out.push_str(&format::number(shown, *decimals));
-                            // A let is reported once, in its default display unit (below).
+                            // A let is reported once, in the unit its name ends in or its
+                            // display unit (below).
                             let is_let = self.rule.lets.iter().any(|l| l.name == *label);
                             if shown.is_finite() && !is_let {
                                 metrics.entry(label.clone()).or_insert(shown);
