@@ -7,6 +7,7 @@ mod analysis;
 mod capture;
 mod location;
 mod metric;
+mod rank;
 
 pub use analysis::{
     Analysis, CapLine, ChartSeries, Finding, InputSummary, MetricSummary, NotEvaluated,
@@ -18,3 +19,4 @@ pub use capture::{
 };
 pub use location::Location;
 pub use metric::{Metric, Unit};
+pub use rank::nearest_rank;

@@ -28,7 +28,7 @@ impl Stats {
         }
         v.sort_by(f64::total_cmp);
         let n = v.len();
-        let rank = |p: f64| v[((p / 100.0 * n as f64).ceil() as usize).clamp(1, n) - 1];
+        let rank = |p: f64| advisor_model::nearest_rank(&v, p).unwrap_or(v[n - 1]);
         Some(Self {
             count: n,
             avg: v.iter().sum::<f64>() / n as f64,

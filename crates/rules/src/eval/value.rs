@@ -118,15 +118,7 @@ pub(crate) fn percentile(values: &[f64], p: f64) -> Option<f64> {
         return None;
     }
     v.sort_by(f64::total_cmp);
-    let n = v.len();
-    // The ceil(P * n / 100)-th value. `p / 100.0 * n` rounds up past whole ranks (p14 of
-    // 50 samples gave 0.14 * 50 = 7.000000000000001, the 8th): multiply first, and take a
-    // product within float noise of a whole number as that number (p99.9 of 1000).
-    let x = p * n as f64 / 100.0;
-    let whole = x.round();
-    let rank = if (x - whole).abs() <= 1e-9 * whole.max(1.0) { whole } else { x.ceil() };
-    let rank = (rank as usize).clamp(1, n);
-    Some(v[rank - 1])
+    advisor_model::nearest_rank(&v, p)
 }
 
 /// The longest run of consecutive true samples, in seconds. A gap in the timestamps of
