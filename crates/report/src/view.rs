@@ -93,6 +93,22 @@ struct FindingView<'a> {
 struct Number<'a> {
     name: &'a str,
     value: f64,
+    /// The benchmark tool computed it (its own percentile), rather than advisor.
+    source: bool,
+}
+
+/// The numbers people read: the evaluator's `NAME.from_source = 1` flags become a note on
+/// NAME instead of a number of their own (they stay in the JSON for tools).
+fn numbers(f: &Finding) -> Vec<Number<'_>> {
+    f.metrics
+        .iter()
+        .filter(|(name, _)| !name.ends_with(".from_source"))
+        .map(|(name, &value)| Number {
+            name,
+            value,
+            source: f.metrics.get(&format!("{name}.from_source")).is_some_and(|v| *v != 0.0),
+        })
+        .collect()
 }
 
 #[derive(Debug, Serialize)]
@@ -371,7 +387,7 @@ pub(crate) fn build<'a>(
             .map(|f| FindingView {
                 finding: f,
                 anchor: anchor(&["finding", &f.rule, &f.subject]),
-                numbers: f.metrics.iter().map(|(name, &value)| Number { name, value }).collect(),
+                numbers: numbers(f),
                 links: f.refs.iter().map(String::as_str).filter(|r| is_web_link(r)).collect(),
             })
             .collect();
