@@ -192,16 +192,22 @@ fn convert_columns(
 ) -> PolarsResult<Vec<Vec<(Metric, Float64Chunked)>>> {
     let mut per_target: Vec<Vec<(Metric, Float64Chunked)>> = vec![Vec::new(); meta.targets.len()];
     let mut raw: Vec<Option<Column>> = wide.into_columns().into_iter().map(Some).collect();
+    // By name, once: a capture can have tens of thousands of columns.
+    let mut by_name: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (i, c) in raw.iter().enumerate() {
+        if let Some(c) = c {
+            by_name.entry(c.name().to_string()).or_insert(i);
+        }
+    }
+    let mut dropped_columns = 0usize;
     let mut idle_over: Option<(f64, String)> = None;
     let mut dropped = 0usize;
     let mut dropped_at: Option<String> = None;
     for pc in columns {
         let name = col_name(pc.index);
-        let Some(col) = raw.iter_mut().find(|c| c.as_ref().is_some_and(|c| c.name() == &name))
-        else {
+        let Some(col) = by_name.get(name.as_str()).and_then(|&i| raw.get_mut(i)?.take()) else {
             continue;
         };
-        let Some(col) = col.take() else { continue };
         // The column is ours alone now: convert it in place, no second buffer.
         let mut values = col.take_materialized_series().f64()?.clone();
         if pc.convert == Convert::BusyFromIdle
@@ -228,6 +234,7 @@ fn convert_columns(
             let bad = checked.null_count().saturating_sub(before);
             if bad > 0 {
                 dropped += bad;
+                dropped_columns += 1;
                 dropped_at.get_or_insert_with(|| pc.header.clone());
             }
             checked
@@ -247,10 +254,16 @@ fn convert_columns(
             Some(Location::column(header)),
         );
     }
+    let columns = match dropped_columns {
+        0 | 1 => String::new(),
+        n => format!(" in {n} columns, the first named here"),
+    };
     warn_n(
         meta,
-        "dropped values that cannot be right (negative, not a number, or absurdly large)"
-            .to_owned(),
+        format!(
+            "dropped values that cannot be right (negative, not a number, or absurdly large){columns}; \
+             the rest of their rows is kept"
+        ),
         dropped_at.map(Location::column),
         dropped,
     );

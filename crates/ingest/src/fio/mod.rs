@@ -77,7 +77,15 @@ pub fn read_with(file: &str, text: &str, opts: ReadOptions) -> Result<RawCapture
             return Err(IngestError::invalid(
                 file,
                 Some(e.location),
-                format!("broken JSON: {}", e.message),
+                if e.message.starts_with("EOF while parsing") {
+                    format!(
+                        "the JSON stops before its end (cut short while fio wrote it, or by a \
+                         copy?): {}",
+                        e.message
+                    )
+                } else {
+                    format!("broken JSON: {}", e.message)
+                },
             ));
         }
         let fio: Vec<&str> =
@@ -224,7 +232,9 @@ pub fn read_with(file: &str, text: &str, opts: ReadOptions) -> Result<RawCapture
         return Err(IngestError::invalid(
             file,
             Some(Location::json("$.jobs")),
-            "no job did any IO: nothing to read",
+            "no job has results: each ran for 0 ms or did no IO (fio's runtime is 0 in every \
+             direction), so there are no rates to read; rerun fio with a runtime, e.g. \
+             --runtime=60 --time_based",
         ));
     }
     if !cpu_notes.is_empty() {

@@ -4,9 +4,9 @@
 //! Localized names (Russian, Chinese, German ...) are never guessed: they are listed as
 //! ignored with one warning saying how to capture English names.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use advisor_model::{CaptureMeta, Location, Metric, TargetKind};
+use advisor_model::{CaptureMeta, Location, Metric, Target, TargetKind};
 
 use super::path::{CounterPath, parse_counter_path};
 
@@ -308,14 +308,20 @@ pub fn plan(headers: &[String], header_line: u64, meta: &mut CaptureMeta) -> Vec
     // An instance whose average read and write queues are both captured has its average
     // total queue (their sum, derived later): the instant Current Disk Queue Length is
     // then not needed either.
-    let has = |cands: &[Candidate<'_>], host: Option<&str>, name: &str, m: Metric| {
-        cands.iter().any(|c| c.path.host == host && c.name == name && c.metric == m)
+    // Sets, not scans: a header can hold tens of thousands of counters (a 3 MB line).
+    let with = |m: Metric| -> HashSet<(Option<&str>, &str)> {
+        candidates
+            .iter()
+            .filter(|c| c.metric == m)
+            .map(|c| (c.path.host, c.name.as_str()))
+            .collect()
     };
+    let (read_queue, write_queue) = (with(Metric::ReadQueueDepth), with(Metric::WriteQueueDepth));
     let avg_parts: Vec<bool> = candidates
         .iter()
         .map(|c| {
-            has(&candidates, c.path.host, &c.name, Metric::ReadQueueDepth)
-                && has(&candidates, c.path.host, &c.name, Metric::WriteQueueDepth)
+            let key = (c.path.host, c.name.as_str());
+            read_queue.contains(&key) && write_queue.contains(&key)
         })
         .collect();
 
@@ -338,6 +344,14 @@ pub fn plan(headers: &[String], header_line: u64, meta: &mut CaptureMeta) -> Vec
     let mut fallback_queue = false;
     let mut fallback_disk_time = false;
     let mut columns = Vec::with_capacity(winners.len());
+    // Target indexes by (name, kind, host), so that many targets stay linear
+    // (`CaptureMeta::target_index` scans the list).
+    let mut target_of: HashMap<(String, TargetKind, Option<String>), u32> = meta
+        .targets
+        .iter()
+        .enumerate()
+        .map(|(i, t)| ((t.name.clone(), t.kind, t.host.clone()), i as u32))
+        .collect();
     for (i, c) in candidates.iter().enumerate() {
         if winners.binary_search(&i).is_err() {
             meta.ignore(c.path.generic());
@@ -349,7 +363,11 @@ pub fn plan(headers: &[String], header_line: u64, meta: &mut CaptureMeta) -> Vec
         if c.metric == Metric::BusyPct && c.convert == Convert::BusyFromDiskTime {
             fallback_disk_time = true;
         }
-        let target = meta.target_index(&c.name, c.kind, c.path.host);
+        let key = (c.name.clone(), c.kind, c.path.host.map(str::to_owned));
+        let target = *target_of.entry(key).or_insert_with(|| {
+            meta.targets.push(Target::new(c.name.as_str(), c.kind, c.path.host.map(str::to_owned)));
+            (meta.targets.len() - 1) as u32
+        });
         columns.push(PlannedColumn {
             index: c.index,
             header: headers.get(c.index).cloned().unwrap_or_default(),

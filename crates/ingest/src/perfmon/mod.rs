@@ -147,6 +147,7 @@ pub fn prepare(file: &str, text: &str) -> Result<Prepared, IngestError> {
         return Err(IngestError::invalid(file, at, why));
     }
     meta.interval_s = median_interval_s(&scanned.time_ms);
+    warn_time_order(&scanned, &mut meta);
 
     Ok(Prepared {
         meta,
@@ -157,6 +158,51 @@ pub fn prepare(file: &str, text: &str) -> Result<Prepared, IngestError> {
         segments: scanned.segments,
         time_ms: scanned.time_ms,
     })
+}
+
+/// Says where sample times go backwards (a clock set back, captures appended) or repeat
+/// (a sample written twice). Nothing is dropped or reordered: every line stays a sample,
+/// in file order.
+fn warn_time_order(scanned: &scan::Scan, meta: &mut CaptureMeta) {
+    let lines =
+        scanned.segments.iter().flat_map(|s| (0..s.rows as u64).map(move |i| s.first_line + i));
+    let mut back: Option<(u64, i64, i64)> = None;
+    let mut repeat: Option<u64> = None;
+    let (mut n_back, mut n_repeat) = (0u64, 0u64);
+    for (w, line) in scanned.time_ms.windows(2).zip(lines.skip(1)) {
+        if w[1] < w[0] {
+            n_back += 1;
+            back.get_or_insert((line, w[0], w[1]));
+        } else if w[1] == w[0] {
+            n_repeat += 1;
+            repeat.get_or_insert(line);
+        }
+    }
+    let clock = |ms: i64| {
+        chrono::DateTime::from_timestamp_millis(ms)
+            .map_or_else(|| ms.to_string(), |t| t.format("%Y-%m-%d %H:%M:%S%.3f").to_string())
+    };
+    if let Some((line, from, to)) = back {
+        meta.warn(
+            format!(
+                "the time goes backwards {n_back} time(s), first here (from {} to {}): the \
+                 clock was set back or captures were appended; every sample is kept in file \
+                 order, so the time axis and intervals around it are not reliable",
+                clock(from),
+                clock(to)
+            ),
+            Some(Location::line(line, 1)),
+        );
+    }
+    if let Some(line) = repeat {
+        meta.warn(
+            format!(
+                "{n_repeat} sample(s) repeat the time stamp of the line before (first here): \
+                 each is kept as a sample of its own"
+            ),
+            Some(Location::line(line, 1)),
+        );
+    }
 }
 
 /// The sampling interval: the median of the positive differences between consecutive
