@@ -1,5 +1,5 @@
 //! `advisor serve [--listen 127.0.0.1:8080] [--max-upload 256MiB] [--workers N]
-//! [--timeout 120]`: the upload page and the HTTP API, until SIGTERM or Ctrl-C.
+//! [--timeout 120] [--queue-wait 5]`: the upload page and the HTTP API, until SIGTERM or Ctrl-C.
 //!
 //! The bound address is printed on stderr (`--listen 127.0.0.1:0` picks a free port).
 
@@ -27,6 +27,9 @@ pub(crate) struct ServeArgs {
     /// Seconds an analysis request gets in all (upload, wait, analysis).
     #[arg(long, value_name = "SECS", default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..))]
     timeout: u64,
+    /// Seconds a request waits for a free analysis slot before 503 with Retry-After.
+    #[arg(long, value_name = "SECS", default_value_t = 5)]
+    queue_wait: u64,
 }
 
 /// `256MiB`, `10 MB`, `1GiB`, `4096` (bytes).
@@ -65,7 +68,7 @@ pub(crate) fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         max_upload: args.max_upload,
         workers: args.workers.map_or_else(advisor_server::default_workers, usize::from),
         request_timeout: Duration::from_secs(args.timeout),
-        ..Config::default()
+        queue_wait: Duration::from_secs(args.queue_wait),
     };
     let state = AppState::new(config.clone())?;
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -33,7 +33,8 @@ use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 use tokio::sync::Semaphore;
 use tower_http::catch_panic::CatchPanicLayer;
-use tower_http::trace::TraceLayer;
+use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
+use tracing::Level;
 
 pub use error::{AppError, Problem};
 
@@ -160,7 +161,13 @@ fn layered(routes: Router<AppState>, state: AppState) -> Router {
         .layer(axum::middleware::from_fn_with_state(state.clone(), routes::content_length))
         .layer(axum::middleware::map_response(routes::common_headers))
         .layer(CatchPanicLayer::custom(error::panic_response))
-        .layer(TraceLayer::new_for_http())
+        // One line per request: method, path, status, latency; never headers or bodies.
+        .layer(
+            TraceLayer::new_for_http()
+                .make_span_with(DefaultMakeSpan::new().level(Level::INFO))
+                .on_request(())
+                .on_response(DefaultOnResponse::new().level(Level::INFO)),
+        )
         .with_state(state)
 }
 

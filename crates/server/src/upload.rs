@@ -5,6 +5,7 @@
 //! repeated in step), `format` (md, html, json).
 
 use advisor_topology::{Catalog, Topology};
+use axum::body::Bytes;
 use axum::extract::Multipart;
 use axum::extract::multipart::MultipartError;
 use serde_json::{Map, Value, json};
@@ -18,7 +19,7 @@ const MAX_TEXT_FIELD: usize = 4096;
 #[derive(Debug, Default)]
 pub(crate) struct Upload {
     /// (name shown in the report, bytes)
-    pub(crate) captures: Vec<(String, Vec<u8>)>,
+    pub(crate) captures: Vec<(String, Bytes)>,
     pub(crate) topology: Option<(String, String)>,
     pub(crate) vm: Option<String>,
     pub(crate) temp_disk: Option<String>,
@@ -75,7 +76,7 @@ pub(crate) async fn read(mut form: Multipart, limit: usize) -> Result<Upload, Ap
                 if name == "capture" {
                     let shown =
                         file.unwrap_or_else(|| format!("capture-{}", up.captures.len() + 1));
-                    up.captures.push((shown, bytes.to_vec()));
+                    up.captures.push((shown, bytes));
                 } else {
                     if up.topology.is_some() {
                         return Err(AppError::BadRequest(
