@@ -1,0 +1,345 @@
+//! `xtask bench`: end-to-end speed and peak memory of `analyze` on generated captures of
+//! every format, and the floor: polars' own CSV read of the same PerfMon file.
+//!
+//! Every measurement runs in a child process (this binary again, `case` or `floor`), so
+//! that its peak RSS (`VmHWM` of `/proc/self/status`, read by the child just before it
+//! exits) is its own. Each case runs `--reps` times; the table shows medians.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use serde_json::{Value, json};
+
+use crate::generate;
+
+/// What `xtask bench` measures.
+#[derive(Debug, clap::Args)]
+pub(crate) struct BenchArgs {
+    /// PerfMon CSV sizes in MB (10^6 bytes), at --disks data disks.
+    #[arg(long, value_delimiter = ',', default_value = "100,500,1000")]
+    sizes: Vec<u64>,
+    /// Data disks of the PerfMon captures (besides C: and D:).
+    #[arg(long, default_value_t = 14)]
+    disks: usize,
+    /// Data-disk counts for the growth-with-disks table, each at --sweep-mb MB.
+    #[arg(long, value_delimiter = ',', default_value = "2,14,30,62")]
+    disk_sweep: Vec<usize>,
+    #[arg(long, default_value_t = 200)]
+    sweep_mb: u64,
+    /// iostat -xt devices and seconds (a day at 1 s by default).
+    #[arg(long, default_value_t = 32)]
+    iostat_devices: usize,
+    #[arg(long, default_value_t = 86_400)]
+    iostat_seconds: u64,
+    /// fio jobs (no group_reporting).
+    #[arg(long, default_value_t = 64)]
+    fio_jobs: usize,
+    /// DiskSpd threads per target, targets, and seconds of per-second IOPS buckets.
+    #[arg(long, default_value_t = 16)]
+    diskspd_threads: usize,
+    #[arg(long, default_value_t = 8)]
+    diskspd_targets: usize,
+    #[arg(long, default_value_t = 900)]
+    diskspd_seconds: u64,
+    /// Runs per case; the median is shown.
+    #[arg(long, default_value_t = 3)]
+    reps: usize,
+    /// Where the generated inputs are kept (generated when absent).
+    #[arg(long, default_value = "/tmp/advisor-bench")]
+    dir: PathBuf,
+    /// Only the cases whose name contains one of these (perfmon, iostat, fio, diskspd, sweep).
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
+    /// Also write the Markdown tables to this file.
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+/// A case: a capture and how it is analyzed.
+struct Case {
+    name: String,
+    group: &'static str,
+    file: PathBuf,
+    topology: Option<PathBuf>,
+    /// Disks or devices, for the table.
+    width: usize,
+    floor: bool,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    if v.is_empty() { f64::NAN } else { v[v.len() / 2] }
+}
+
+fn load() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "?".to_owned())
+}
+
+/// Peak resident set of this process in KiB (`VmHWM`), 0 when unknown.
+pub(crate) fn peak_rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines().find_map(|l| {
+                l.strip_prefix("VmHWM:")?.trim().trim_end_matches("kB").trim().parse().ok()
+            })
+        })
+        .unwrap_or(0)
+}
+
+fn ensure(file: &Path, make: impl FnOnce(&Path) -> Result<u64>) -> Result<()> {
+    if file.exists() {
+        return Ok(());
+    }
+    let tmp = file.with_extension("partial");
+    make(&tmp)?;
+    std::fs::rename(&tmp, file)?;
+    Ok(())
+}
+
+fn perfmon_case(dir: &Path, mb: u64, disks: usize, group: &'static str) -> Result<Case> {
+    let file = dir.join(format!("perfmon_{disks}disks_{mb}mb.csv"));
+    let topo = dir.join(format!("perfmon_{disks}disks.toml"));
+    ensure(&file, |p| generate::perfmon(disks, mb, p))?;
+    if !topo.exists() {
+        generate::perfmon_topology(disks, &topo)?;
+    }
+    Ok(Case {
+        name: format!("perfmon {mb} MB, {} disks", disks + 2),
+        group,
+        file,
+        topology: Some(topo),
+        width: disks + 2,
+        floor: true,
+    })
+}
+
+fn cases(a: &BenchArgs) -> Result<Vec<Case>> {
+    std::fs::create_dir_all(&a.dir)?;
+    let want = |g: &str| a.only.is_empty() || a.only.iter().any(|o| g.contains(o.as_str()));
+    let mut out = Vec::new();
+    if want("perfmon") {
+        for &mb in &a.sizes {
+            out.push(perfmon_case(&a.dir, mb, a.disks, "perfmon")?);
+        }
+    }
+    if want("sweep") {
+        for &d in &a.disk_sweep {
+            out.push(perfmon_case(&a.dir, a.sweep_mb, d, "sweep")?);
+        }
+    }
+    if want("iostat") {
+        let (n, s) = (a.iostat_devices, a.iostat_seconds);
+        let file = a.dir.join(format!("iostat_xt_{n}dev_{s}s.txt"));
+        ensure(&file, |p| generate::iostat(n, s, None, p))?;
+        out.push(Case {
+            name: format!("iostat -xt, {n} devices, {s} s"),
+            group: "iostat",
+            file,
+            topology: None,
+            width: n,
+            floor: false,
+        });
+    }
+    if want("fio") {
+        let n = a.fio_jobs;
+        let file = a.dir.join(format!("fio_{n}jobs.json"));
+        ensure(&file, |p| generate::fio(n, 600, p))?;
+        out.push(Case {
+            name: format!("fio json+, {n} jobs"),
+            group: "fio",
+            file,
+            topology: None,
+            width: n,
+            floor: false,
+        });
+    }
+    if want("diskspd") {
+        let (t, n, s) = (a.diskspd_threads, a.diskspd_targets, a.diskspd_seconds);
+        let file = a.dir.join(format!("diskspd_{n}targets_{t}threads_{s}s.xml"));
+        ensure(&file, |p| generate::diskspd(t, n, s, p))?;
+        out.push(Case {
+            name: format!("DiskSpd XML, {n} targets x {t} threads, {s} s"),
+            group: "diskspd",
+            file,
+            topology: None,
+            width: n * t,
+            floor: false,
+        });
+    }
+    Ok(out)
+}
+
+/// Runs this binary with `args`; returns its JSON line and its wall time.
+fn child(args: &[&str]) -> Result<(Value, f64)> {
+    let exe = std::env::current_exe()?;
+    let t0 = Instant::now();
+    let out = Command::new(&exe).args(args).output().context("run the child")?;
+    let wall = t0.elapsed().as_secs_f64();
+    if !out.status.success() {
+        bail!("{} {} failed: {}", exe.display(), args.join(" "), String::from_utf8_lossy(&out.stderr));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().last().unwrap_or("{}");
+    Ok((serde_json::from_str(line).with_context(|| format!("child said {line:?}"))?, wall))
+}
+
+fn num(v: &Value, k: &str) -> f64 {
+    v.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN)
+}
+
+/// Medians of each field over runs, plus the parent's wall time as `wall_s`.
+fn run(args: &[&str], reps: usize) -> Result<Value> {
+    let mut runs = Vec::new();
+    for _ in 0..reps.max(1) {
+        let (mut v, wall) = child(args)?;
+        let extra = v.get("extra_s").and_then(Value::as_f64).unwrap_or(0.0);
+        if let Some(o) = v.as_object_mut() {
+            o.insert("wall_s".into(), json!(wall - extra));
+        }
+        runs.push(v);
+    }
+    let mut m = serde_json::Map::new();
+    if let Some(first) = runs.first().and_then(Value::as_object) {
+        for k in first.keys() {
+            m.insert(k.clone(), json!(median(runs.iter().map(|r| num(r, k)).collect())));
+        }
+    }
+    Ok(Value::Object(m))
+}
+
+fn mb(bytes: f64) -> f64 {
+    bytes / 1e6
+}
+
+pub(crate) fn bench(a: &BenchArgs) -> Result<()> {
+    if cfg!(debug_assertions) {
+        eprintln!(
+            "warning: a debug build; measure with `cargo run --profile bench-release -p xtask -- bench`"
+        );
+    }
+    let load_before = load();
+    let cases = cases(a)?;
+    let mut rows = Vec::new();
+    for c in &cases {
+        let file = c.file.to_string_lossy().into_owned();
+        let mut args = vec!["case", file.as_str()];
+        let topo = c.topology.as_ref().map(|t| t.to_string_lossy().into_owned());
+        if let Some(t) = &topo {
+            args.extend(["--topology", t.as_str()]);
+        }
+        eprintln!("{}: {} runs ...", c.name, a.reps);
+        let ours = run(&args, a.reps)?;
+        let floor = if c.floor { Some(run(&["floor", file.as_str()], a.reps)?) } else { None };
+        rows.push((c, ours, floor));
+    }
+    let load_after = load();
+
+    let mut md = String::new();
+    md.push_str(&format!(
+        "Load average (1, 5, 15 min) before: {load_before}; after: {load_after}. CPUs: {}. Medians of {} runs.\n\n",
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        a.reps
+    ));
+    md.push_str("| case | file MB | end to end s | MB/s | read s | reader MB/s | setup s | analysis s (share) | render s | peak RSS MB | RSS / file | polars floor s | floor RSS MB | ratio to floor |\n");
+    md.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (c, o, f) in &rows {
+        let bytes = num(o, "bytes");
+        let wall = num(o, "wall_s");
+        let read = num(o, "read_s");
+        let analysis = num(o, "analysis_s");
+        let rss = num(o, "hwm_kib") * 1024.0;
+        let (fs, frss, ratio) = match f {
+            Some(f) => (
+                format!("{:.2}", num(f, "wall_s")),
+                format!("{:.0}", mb(num(f, "hwm_kib") * 1024.0)),
+                format!("**{:.2}x**", wall / num(f, "wall_s")),
+            ),
+            None => ("".into(), "".into(), "".into()),
+        };
+        md.push_str(&format!(
+            "| {} | {:.0} | {:.2} | {:.0} | {:.3} | {:.0} | {:.3} | {:.3} ({:.1}%) | {:.3} | {:.0} | {:.2} | {fs} | {frss} | {ratio} |\n",
+            c.name,
+            mb(bytes),
+            wall,
+            mb(bytes) / wall,
+            read,
+            mb(bytes) / read,
+            num(o, "setup_s"),
+            analysis,
+            100.0 * analysis / wall,
+            num(o, "render_s"),
+            mb(rss),
+            rss / bytes,
+        ));
+        let _ = (c.group, c.width);
+    }
+    println!("{md}");
+    if let Some(p) = &a.out {
+        std::fs::write(p, &md)?;
+        eprintln!("wrote {}", p.display());
+    }
+    Ok(())
+}
+
+/// `xtask case FILE [--topology T]`: what `advisor analyze FILE` does (read, load the
+/// rules, analyze, render Markdown), each phase timed; prints one JSON line.
+pub(crate) fn case(file: &Path, topology: Option<&Path>, started: Instant) -> Result<()> {
+    use advisor_engine::{Options, analyze_captures, load_rules, read_path};
+    let bytes = std::fs::metadata(file)?.len();
+    let t = Instant::now();
+    let capture = read_path(file).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut read_s = t.elapsed().as_secs_f64();
+    let rows = capture.rows();
+    let t = Instant::now();
+    let catalog = advisor_topology::Catalog::builtin()?;
+    let topo = match topology {
+        Some(p) => Some(advisor_topology::Topology::load(p, &catalog)?),
+        None => None,
+    };
+    let options = Options::default();
+    let registry = load_rules(&options).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let setup_s = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let captures = [capture];
+    let analysis = analyze_captures(&captures, topo.as_ref(), &registry, &options);
+    let analysis_s = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let renderer = advisor_report::Renderer::new()?;
+    let report = renderer.render(
+        &analysis,
+        advisor_report::Format::Markdown,
+        &advisor_report::RenderOptions { rules_in_force: Some(registry.rules().count()) },
+    )?;
+    let render_s = t.elapsed().as_secs_f64();
+    let total_s = started.elapsed().as_secs_f64();
+    let hwm_kib = peak_rss_kib();
+    // A small capture is read again until a second has passed: its reader speed is the
+    // median, not one run's noise. The parent takes this time off the wall clock.
+    let extra = Instant::now();
+    if bytes < 64_000_000 {
+        let mut times = vec![read_s];
+        while extra.elapsed().as_secs_f64() < 1.0 && times.len() < 200 {
+            let t = Instant::now();
+            let again = read_path(file).map_err(|e| anyhow::anyhow!("{e}"))?;
+            times.push(t.elapsed().as_secs_f64());
+            drop(again);
+        }
+        read_s = median(times);
+    }
+    let extra_s = extra.elapsed().as_secs_f64();
+    println!(
+        "{}",
+        json!({
+            "bytes": bytes, "rows": rows, "read_s": read_s, "setup_s": setup_s,
+            "analysis_s": analysis_s, "render_s": render_s,
+            "total_s": total_s, "hwm_kib": hwm_kib, "extra_s": extra_s,
+            "findings": analysis.findings.len(), "report_bytes": report.len()
+        })
+    );
+    Ok(())
+}
