@@ -36,13 +36,15 @@ fn transcript(args: &[&str]) -> (i32, String) {
 }
 
 /// The inputs `advisor inspect` is run on: every file of the corpus but its notes, its
-/// generator, the topology and the rule.
+/// generator, the topology, the rule, and the fuzzers' finds in `fuzz/` (tested by the
+/// owning crates).
 fn captures() -> Vec<String> {
     files_below(&repo().join(DIR))
         .into_iter()
         .map(|p| p.to_string_lossy().into_owned())
         .filter(|n| {
-            !(n.ends_with(".md")
+            !(n.starts_with("fuzz/")
+                || n.ends_with(".md")
                 || n.ends_with(".py")
                 || n.ends_with(".rule")
                 || n.ends_with(".toml"))
