@@ -150,7 +150,7 @@ pub(crate) async fn analyze(
 async fn analyze_inner(
     state: &AppState,
     accept: Option<&str>,
-    form: Multipart,
+    mut form: Multipart,
 ) -> Result<(Format, String), AppError> {
     let config = &state.inner.config;
     let started = Instant::now();
@@ -158,7 +158,16 @@ async fn analyze_inner(
     let secs = config.request_timeout.as_secs().max(1);
 
     // A slot first: a waiting request holds no upload in memory.
-    let slot = take_slot(state, deadline).await?;
+    let slot = match take_slot(state, deadline).await {
+        Ok(s) => s,
+        Err(e) => {
+            // Read the upload to its end, keeping none of it, so that the client is done
+            // sending when the 503 comes: answering mid-upload closes the connection under
+            // a client still writing, which most report as a reset rather than the 503.
+            let _ = tokio::time::timeout_at(deadline, discard(&mut form)).await;
+            return Err(e);
+        }
+    };
     let up = tokio::time::timeout_at(deadline, upload::read(form, config.max_upload))
         .await
         .map_err(|_| AppError::UploadTimeout { secs })??;
@@ -177,6 +186,13 @@ async fn analyze_inner(
         "analyzed"
     );
     Ok((format, body))
+}
+
+/// Reads the rest of a form and drops it, chunk by chunk.
+async fn discard(form: &mut Multipart) {
+    while let Ok(Some(mut field)) = form.next_field().await {
+        while let Ok(Some(_)) = field.chunk().await {}
+    }
 }
 
 /// Waits for a free analysis slot, up to the queue wait (and never past the deadline).
