@@ -17,8 +17,23 @@ use polars::prelude::*;
 use crate::capture::polars_error;
 use crate::frame::{TARGET, TIME};
 
+/// A PerfMon CSV parsed by polars: everything [`finish`] needs, nothing borrowed from the
+/// text (so the caller can free the file's bytes before the frame is built).
+pub(crate) struct Parsed {
+    meta: CaptureMeta,
+    wide: DataFrame,
+    columns: Vec<PlannedColumn>,
+    time_ms: Vec<i64>,
+}
+
 /// Reads a decoded PerfMon CSV into the canonical frame.
+#[cfg(test)]
 pub(crate) fn read(file: &str, text: &str) -> Result<(CaptureMeta, DataFrame), IngestError> {
+    finish(file, parse(file, text)?)
+}
+
+/// Scans the lines and has polars parse the projected columns of the good line runs.
+pub(crate) fn parse(file: &str, text: &str) -> Result<Parsed, IngestError> {
     let Prepared { mut meta, separator, decimal_comma, n_columns, columns, segments, time_ms } =
         perfmon::prepare(file, text)?;
     let layout = Layout { separator, decimal_comma, n_columns, columns: &columns };
@@ -34,6 +49,12 @@ pub(crate) fn read(file: &str, text: &str) -> Result<(CaptureMeta, DataFrame), I
             ),
         ));
     }
+    Ok(Parsed { meta, wide, columns, time_ms })
+}
+
+/// The canonical long frame of a parsed PerfMon CSV.
+pub(crate) fn finish(file: &str, parsed: Parsed) -> Result<(CaptureMeta, DataFrame), IngestError> {
+    let Parsed { mut meta, wide, columns, time_ms } = parsed;
     let per_target =
         convert_columns(wide, &columns, &mut meta).map_err(|e| polars_error(file, e))?;
     let frame = long_frame(per_target, time_ms, &meta).map_err(|e| polars_error(file, e))?;

@@ -26,7 +26,8 @@ impl Stats {
         if v.is_empty() {
             return None;
         }
-        v.sort_by(f64::total_cmp);
+        // Unstable is enough: values equal under total_cmp are the same bits.
+        v.sort_unstable_by(f64::total_cmp);
         let n = v.len();
         let rank = |p: f64| advisor_model::nearest_rank(&v, p).unwrap_or(v[n - 1]);
         Some(Self {
@@ -65,7 +66,10 @@ impl Capture {
         };
         (0..self.meta.targets.len() as u32)
             .filter_map(|t| {
-                let part = columns.filter(&targets.equal(t)).ok()?;
+                let part = match self.rows_of(t) {
+                    Some((start, len)) => columns.slice(start as i64, len),
+                    None => columns.filter(&targets.equal(t)).ok()?,
+                };
                 let stats: Vec<(Metric, Stats)> = metrics
                     .iter()
                     .filter_map(|m| {

@@ -181,7 +181,12 @@ fn child(args: &[&str]) -> Result<(Value, f64)> {
     let out = Command::new(&exe).args(args).output().context("run the child")?;
     let wall = t0.elapsed().as_secs_f64();
     if !out.status.success() {
-        bail!("{} {} failed: {}", exe.display(), args.join(" "), String::from_utf8_lossy(&out.stderr));
+        bail!(
+            "{} {} failed: {}",
+            exe.display(),
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     let text = String::from_utf8_lossy(&out.stdout);
     let line = text.lines().last().unwrap_or("{}");

@@ -248,9 +248,23 @@ pub(crate) fn fio(jobs: usize, bins: usize, out: &Path) -> Result<u64> {
     use serde_json::{Map, Value, json};
     let mut rng = Rng::new(0xF10_F10_F10);
     let pcts = [
-        "1.000000", "5.000000", "10.000000", "20.000000", "30.000000", "40.000000", "50.000000",
-        "60.000000", "70.000000", "80.000000", "90.000000", "95.000000", "99.000000",
-        "99.500000", "99.900000", "99.950000", "99.990000",
+        "1.000000",
+        "5.000000",
+        "10.000000",
+        "20.000000",
+        "30.000000",
+        "40.000000",
+        "50.000000",
+        "60.000000",
+        "70.000000",
+        "80.000000",
+        "90.000000",
+        "95.000000",
+        "99.000000",
+        "99.500000",
+        "99.900000",
+        "99.950000",
+        "99.990000",
     ];
     let dir = |rng: &mut Rng, iops: f64, bs: f64, lat_us: f64| -> Value {
         let runtime = 600_000u64;
@@ -367,7 +381,9 @@ pub(crate) fn diskspd(threads: usize, targets: usize, seconds: u64, out: &Path) 
             path(t)
         )?;
     }
-    s.push_str("        </Targets>\n      </TimeSpan>\n    </TimeSpans>\n  </Profile>\n  <TimeSpan>\n");
+    s.push_str(
+        "        </Targets>\n      </TimeSpan>\n    </TimeSpans>\n  </Profile>\n  <TimeSpan>\n",
+    );
     writeln!(
         s,
         "    <TestTimeSeconds>{seconds}.00</TestTimeSeconds>\n    <ThreadCount>{}</ThreadCount>\n    <RequestCount>0</RequestCount>\n    <ProcCount>16</ProcCount>",
@@ -376,7 +392,8 @@ pub(crate) fn diskspd(threads: usize, targets: usize, seconds: u64, out: &Path) 
     s.push_str("    <CpuUtilization>\n      <Average>\n        <UsagePercent>61.20</UsagePercent>\n        <UserPercent>8.10</UserPercent>\n        <KernelPercent>53.10</KernelPercent>\n        <IdlePercent>38.80</IdlePercent>\n      </Average>\n    </CpuUtilization>\n");
     s.push_str("    <Latency>\n      <AverageReadMilliseconds>2.100</AverageReadMilliseconds>\n      <ReadLatencyStdev>1.303</ReadLatencyStdev>\n      <AverageWriteMilliseconds>2.800</AverageWriteMilliseconds>\n      <WriteLatencyStdev>1.502</WriteLatencyStdev>\n      <AverageTotalMilliseconds>2.310</AverageTotalMilliseconds>\n      <LatencyStdev>1.403</LatencyStdev>\n");
     let mut p_lat = 0.2f64;
-    for p in (0..=99).map(f64::from).chain([99.9, 99.99, 99.999, 99.9999, 99.99999, 99.999999, 100.0])
+    for p in
+        (0..=99).map(f64::from).chain([99.9, 99.99, 99.999, 99.9999, 99.99999, 99.999999, 100.0])
     {
         p_lat *= if p < 99.0 { 1.02 } else { 1.6 };
         write!(
