@@ -26,12 +26,6 @@ pub(crate) struct Parsed {
     time_ms: Vec<i64>,
 }
 
-/// Reads a decoded PerfMon CSV into the canonical frame.
-#[cfg(test)]
-pub(crate) fn read(file: &str, text: &str) -> Result<(CaptureMeta, DataFrame), IngestError> {
-    finish(file, parse(file, text)?)
-}
-
 /// Scans the lines and has polars parse the projected columns of the good line runs.
 pub(crate) fn parse(file: &str, text: &str) -> Result<Parsed, IngestError> {
     let Prepared { mut meta, separator, decimal_comma, n_columns, columns, segments, time_ms } =
