@@ -220,6 +220,7 @@ fn serve_refuses_bad_flags() {
         &["serve", "--max-upload", "lots"][..],
         &["serve", "--workers", "0"],
         &["serve", "--listen", "not-an-address"],
+        &["serve", "--header-timeout", "0"],
     ] {
         let out = common::advisor(&repo(), args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out.stderr));

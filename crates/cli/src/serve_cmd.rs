@@ -1,5 +1,6 @@
 //! `advisor serve [--listen 127.0.0.1:8080] [--max-upload 256MiB] [--workers N]
-//! [--timeout 120] [--queue-wait 5]`: the upload page and the HTTP API, until SIGTERM or Ctrl-C.
+//! [--timeout 120] [--queue-wait 5] [--header-timeout 20]`: the upload page and the HTTP
+//! API, until SIGTERM or Ctrl-C.
 //!
 //! The bound address is printed on stderr (`--listen 127.0.0.1:0` picks a free port).
 
@@ -30,6 +31,10 @@ pub(crate) struct ServeArgs {
     /// Seconds a request waits for a free analysis slot before 503 with Retry-After.
     #[arg(long, value_name = "SECS", default_value_t = 5)]
     queue_wait: u64,
+    /// Seconds a connection gets to send a request's headers, and to stay idle between
+    /// requests; then it is closed.
+    #[arg(long, value_name = "SECS", default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
+    header_timeout: u64,
 }
 
 /// `256MiB`, `10 MB`, `1GiB`, `4096` (bytes).
@@ -69,6 +74,7 @@ pub(crate) fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         workers: args.workers.map_or_else(advisor_server::default_workers, usize::from),
         request_timeout: Duration::from_secs(args.timeout),
         queue_wait: Duration::from_secs(args.queue_wait),
+        header_timeout: Duration::from_secs(args.header_timeout),
     };
     let state = AppState::new(config.clone())?;
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -9,8 +9,10 @@
 //! `Content-Length` before any of it is read (and cut off at the limit when it has none);
 //! at most [`Config::workers`] analyses run at once, off the async runtime, and a request
 //! that finds them all busy waits [`Config::queue_wait`], then gets 503 with `Retry-After`;
-//! an analysis request gets [`Config::request_timeout`] in all; a panic is answered 500 and
-//! the server goes on. Errors are `application/problem+json` (RFC 9457).
+//! an analysis request gets [`Config::request_timeout`] in all; a connection gets
+//! [`Config::header_timeout`] to send each request's head (also the idle time allowed
+//! between requests); a panic is answered 500 and the server goes on. Errors are
+//! `application/problem+json` (RFC 9457).
 
 mod error;
 mod negotiate;
@@ -31,6 +33,9 @@ use advisor_topology::Catalog;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
 use tokio::sync::Semaphore;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
@@ -44,6 +49,11 @@ pub const DEFAULT_MAX_UPLOAD: usize = 256 * 1024 * 1024;
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
 /// Default time a request waits for a free analysis slot before 503.
 pub const DEFAULT_QUEUE_WAIT: Duration = Duration::from_secs(5);
+/// Default time a connection gets to send a request's head (and to stay idle between
+/// requests).
+pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(20);
+/// Each connection's read buffer, the largest request head included.
+const READ_BUFFER: usize = 64 * 1024;
 
 /// How the service runs.
 #[derive(Debug, Clone)]
@@ -57,6 +67,11 @@ pub struct Config {
     /// The time an analysis request gets in all; past it, 408 while the upload is still
     /// arriving, 503 once it is being analyzed.
     pub request_timeout: Duration,
+    /// The time a connection gets to send a request's line and headers, counted from its
+    /// first byte or from the previous answer (so also how long an idle connection is
+    /// kept); past it, the connection is closed. Slow clients sending nothing but a few
+    /// header bytes cannot hold connections open.
+    pub header_timeout: Duration,
 }
 
 impl Default for Config {
@@ -66,6 +81,7 @@ impl Default for Config {
             workers: default_workers(),
             queue_wait: DEFAULT_QUEUE_WAIT,
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            header_timeout: DEFAULT_HEADER_TIMEOUT,
         }
     }
 }
@@ -172,13 +188,61 @@ fn layered(routes: Router<AppState>, state: AppState) -> Router {
 }
 
 /// Serves [`app`] on `listener` until `shutdown` completes, then finishes the requests in
-/// flight.
+/// flight. HTTP/1.1 through hyper, as `axum::serve` does, plus [`Config::header_timeout`]
+/// on every request head, which `axum::serve` cannot set.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, app(state)).with_graceful_shutdown(shutdown).await
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(state.inner.config.header_timeout)
+        // Each connection's read buffer (hyper's default is ~400 KB): 64 KiB reads keep
+        // uploads fast, and a hundred connections draining their uploads at once hold
+        // 6 MB, not 40. A request head must fit in it.
+        .max_buf_size(READ_BUFFER);
+    let service = TowerToHyperService::new(app(state));
+    let connections = GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(e) => {
+                    accept_failed(&e).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let conn = connections.watch(http.serve_connection(TokioIo::new(stream), service.clone()));
+        tokio::spawn(async move {
+            // A header timeout, a reset or a client gone mid-body: the connection is closed
+            // and nothing else needs doing. Idle keep-alive connections end this way too.
+            if let Err(e) = conn.await {
+                tracing::debug!(error = %e, "connection closed");
+            }
+        });
+    }
+    drop(listener);
+    connections.shutdown().await;
+    Ok(())
+}
+
+/// After a failed `accept`: nothing for a connection the client already gave up; otherwise
+/// (out of file descriptors, most likely) a log line and a second's pause, as hyper and
+/// axum do, so the loop does not spin.
+async fn accept_failed(e: &std::io::Error) {
+    use std::io::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::ConnectionRefused | ErrorKind::ConnectionAborted | ErrorKind::ConnectionReset
+    ) {
+        return;
+    }
+    tracing::error!(error = %e, "accepting a connection failed");
+    tokio::time::sleep(Duration::from_secs(1)).await;
 }
 
 /// Completes on SIGTERM or Ctrl-C (SIGINT).
