@@ -141,7 +141,7 @@ impl AppError {
         if let Some(s) = self.retry_after() {
             h.insert(header::RETRY_AFTER, HeaderValue::from(s));
         }
-        if matches!(self, AppError::TooLarge { .. }) {
+        if matches!(self, AppError::TooLarge { .. } | AppError::UploadTimeout { .. }) {
             // The rest of the body is not read: the connection cannot be reused.
             h.insert(header::CONNECTION, HeaderValue::from_static("close"));
         }

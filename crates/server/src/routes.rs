@@ -5,11 +5,14 @@ use std::time::Instant;
 use advisor_engine::{Options, analyze_captures, read_bytes};
 use advisor_report::{Format, RenderOptions};
 use axum::Json;
+use axum::body::Body;
 use axum::extract::multipart::MultipartRejection;
-use axum::extract::{Multipart, Path, Request, State};
+use axum::extract::{FromRequest as _, Multipart, Path, Request, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use http_body_util::BodyExt as _;
 use serde_json::{Value, json};
 use tokio::sync::OwnedSemaphorePermit;
 
@@ -108,19 +111,13 @@ pub(crate) struct AnalyzeForm {
         (status = 422, description = "A capture could not be read, or the topology is wrong", body = crate::Problem, content_type = "application/problem+json"),
         (status = 503, description = "Every analysis slot is busy, or the analysis timed out; see Retry-After", body = crate::Problem, content_type = "application/problem+json"),
     ))]
-pub(crate) async fn analyze(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    form: Result<Multipart, MultipartRejection>,
-) -> Response {
-    let accept = accept(&headers);
+pub(crate) async fn analyze(State(state): State<AppState>, req: Request) -> Response {
+    let (parts, body) = req.into_parts();
+    let accept = accept(&parts.headers);
     let browser = negotiate::prefers_html(accept);
-    let result = match form {
-        Ok(form) => analyze_inner(&state, accept, form).await,
-        Err(e) => Err(AppError::BadRequest(format!(
-            "send the captures as multipart/form-data (curl -F capture=@FILE): {}",
-            e.body_text()
-        ))),
+    let result = match check_form(&parts.headers).await {
+        Ok(()) => analyze_inner(&state, accept, &parts, body).await,
+        Err(e) => Err(e),
     };
     match result {
         Ok((format, body)) => {
@@ -147,10 +144,28 @@ pub(crate) async fn analyze(
     }
 }
 
+/// Whether the request says it is a multipart form with a boundary: checked before the
+/// request waits for a slot, and without reading its body.
+async fn check_form(headers: &HeaderMap) -> Result<(), AppError> {
+    let mut probe = Request::new(Body::empty());
+    if let Some(ct) = headers.get(header::CONTENT_TYPE) {
+        probe.headers_mut().insert(header::CONTENT_TYPE, ct.clone());
+    }
+    Multipart::from_request(probe, &()).await.map(drop).map_err(not_a_form)
+}
+
+fn not_a_form(e: MultipartRejection) -> AppError {
+    AppError::BadRequest(format!(
+        "send the captures as multipart/form-data (curl -F capture=@FILE): {}",
+        e.body_text()
+    ))
+}
+
 async fn analyze_inner(
     state: &AppState,
     accept: Option<&str>,
-    mut form: Multipart,
+    parts: &Parts,
+    body: Body,
 ) -> Result<(Format, String), AppError> {
     let config = &state.inner.config;
     let started = Instant::now();
@@ -164,10 +179,15 @@ async fn analyze_inner(
             // Read the upload to its end, keeping none of it, so that the client is done
             // sending when the 503 comes: answering mid-upload closes the connection under
             // a client still writing, which most report as a reset rather than the 503.
-            let _ = tokio::time::timeout_at(deadline, discard(&mut form)).await;
+            let _ = tokio::time::timeout_at(deadline, discard(body, config.max_upload)).await;
             return Err(e);
         }
     };
+    // The request again, with its extensions (the body limit), now that it will be read.
+    let mut req = Request::new(body);
+    *req.headers_mut() = parts.headers.clone();
+    *req.extensions_mut() = parts.extensions.clone();
+    let form = Multipart::from_request(req, state).await.map_err(not_a_form)?;
     let up = tokio::time::timeout_at(deadline, upload::read(form, config.max_upload))
         .await
         .map_err(|_| AppError::UploadTimeout { secs })??;
@@ -188,10 +208,15 @@ async fn analyze_inner(
     Ok((format, body))
 }
 
-/// Reads the rest of a form and drops it, chunk by chunk.
-async fn discard(form: &mut Multipart) {
-    while let Ok(Some(mut field)) = form.next_field().await {
-        while let Ok(Some(_)) = field.chunk().await {}
+/// Reads the rest of a body and drops it as it comes, up to `limit` bytes. Frame by frame,
+/// not through the multipart reader, which would gather everything the socket has ready.
+async fn discard(mut body: Body, limit: usize) {
+    let mut seen = 0usize;
+    while let Some(Ok(frame)) = body.frame().await {
+        seen = seen.saturating_add(frame.data_ref().map_or(0, |d| d.len()));
+        if seen > limit {
+            break;
+        }
     }
 }
 

@@ -116,6 +116,13 @@ pub(crate) async fn read(mut form: Multipart, limit: usize) -> Result<Upload, Ap
                     _ => up.disks.role.push(text),
                 }
             }
+            "" => {
+                return Err(AppError::BadRequest(
+                    "a part of the form has no name: each part needs a header like \
+                     `Content-Disposition: form-data; name=\"capture\"; filename=\"x.csv\"`"
+                        .to_owned(),
+                ));
+            }
             other => {
                 return Err(AppError::BadRequest(format!(
                     "unknown field `{other}`; the fields are capture (repeated), topology, vm, \
