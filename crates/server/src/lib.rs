@@ -27,6 +27,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use advisor_engine::{Capture, IngestError};
 use advisor_report::Renderer;
 use advisor_rules::Registry;
 use advisor_topology::Catalog;
@@ -117,7 +118,12 @@ struct Inner {
     registry: Registry,
     catalog: Catalog,
     slots: Arc<Semaphore>,
+    reader: Box<CaptureReader>,
 }
+
+/// What reads each uploaded capture: its name (for messages) and its bytes, on the blocking
+/// pool, inside an analysis slot. [`AppState::new`] uses [`advisor_engine::read_bytes`].
+pub type CaptureReader = dyn Fn(&str, &[u8]) -> Result<Capture, IngestError> + Send + Sync;
 
 impl fmt::Debug for AppState {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -131,6 +137,17 @@ impl fmt::Debug for AppState {
 impl AppState {
     /// Loads the templates, the shipped rules and the built-in catalog.
     pub fn new(config: Config) -> Result<AppState, StartError> {
+        AppState::with_reader(config, advisor_engine::read_bytes)
+    }
+
+    /// As [`AppState::new`], with `reader` reading the uploaded captures instead of
+    /// [`advisor_engine::read_bytes`]: for embedders that check or convert uploads first,
+    /// and for tests that need a reader that fails or panics. Only code sets it; no request
+    /// can choose it.
+    pub fn with_reader(
+        config: Config,
+        reader: impl Fn(&str, &[u8]) -> Result<Capture, IngestError> + Send + Sync + 'static,
+    ) -> Result<AppState, StartError> {
         if config.workers == 0 {
             return Err(StartError::NoWorkers);
         }
@@ -139,7 +156,10 @@ impl AppState {
         loaded?;
         let catalog = Catalog::builtin()?;
         let slots = Arc::new(Semaphore::new(config.workers));
-        Ok(AppState { inner: Arc::new(Inner { config, renderer, registry, catalog, slots }) })
+        let reader: Box<CaptureReader> = Box::new(reader);
+        Ok(AppState {
+            inner: Arc::new(Inner { config, renderer, registry, catalog, slots, reader }),
+        })
     }
 
     pub fn config(&self) -> &Config {

@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use advisor_engine::{Options, analyze_captures, read_bytes};
+use advisor_engine::{Options, analyze_captures};
 use advisor_report::{Format, RenderOptions};
 use axum::Json;
 use axum::body::Body;
@@ -265,7 +265,7 @@ fn analyze_upload(inner: &crate::Inner, up: Upload, format: Format) -> Result<St
     let mut captures = Vec::with_capacity(up.captures.len());
     let mut errors = Vec::new();
     for (name, bytes) in up.captures {
-        match read_bytes(&name, &bytes) {
+        match (inner.reader)(&name, &bytes) {
             Ok(c) => captures.push(c),
             Err(e) => errors.push(e.to_string()),
         }
