@@ -19,4 +19,4 @@ pub use capture::{
 };
 pub use location::Location;
 pub use metric::{Metric, Unit};
-pub use rank::nearest_rank;
+pub use rank::{nearest_rank, nearest_ranks};

@@ -6,20 +6,55 @@
 /// 7.000000000000001, the 8th): the product is taken first, and a product within float
 /// noise of a whole number counts as that number (p99.9 of 1000 samples is the 999th).
 pub fn nearest_rank(sorted: &[f64], p: f64) -> Option<f64> {
-    let n = sorted.len();
+    sorted.get(rank_index(sorted.len(), p)?).copied()
+}
+
+/// The 0-based index of the nearest-rank `p`th percentile among `n` sorted values.
+fn rank_index(n: usize, p: f64) -> Option<usize> {
     if n == 0 {
         return None;
     }
     let x = p * n as f64 / 100.0;
     let whole = x.round();
     let rank = if (x - whole).abs() <= 1e-9 * whole.max(1.0) { whole } else { x.ceil() };
-    let rank = (rank.max(1.0) as usize).min(n);
-    sorted.get(rank - 1).copied()
+    Some((rank.max(1.0) as usize).min(n) - 1)
+}
+
+/// The nearest-rank percentiles `ps` of `values` (in any order), as [`nearest_rank`] of
+/// the sorted values gives them, without sorting: each is a selection
+/// (`select_nth_unstable`) in the part above the one before, so the cost is linear in
+/// `values.len()`, not n log n. `values` is reordered. Values equal under
+/// [`f64::total_cmp`] are the same bits, so the result is the sort's to the bit. All
+/// `None` when `values` is empty.
+pub fn nearest_ranks(values: &mut [f64], ps: &[f64]) -> Vec<Option<f64>> {
+    let n = values.len();
+    let mut wanted: Vec<(usize, usize)> =
+        ps.iter().enumerate().filter_map(|(i, p)| rank_index(n, *p).map(|k| (k, i))).collect();
+    wanted.sort_unstable();
+    let mut out = vec![None; ps.len()];
+    // Everything below `lo` is at most values[lo - 1], everything from `lo` at least.
+    let mut lo = 0usize;
+    let mut last: Option<(usize, f64)> = None;
+    for (k, i) in wanted {
+        let v = match last {
+            Some((lk, lv)) if lk == k => lv,
+            _ => {
+                let rest = &mut values[lo..];
+                let (_, v, _) = rest.select_nth_unstable_by(k - lo, f64::total_cmp);
+                let v = *v;
+                lo = k + 1;
+                v
+            }
+        };
+        last = Some((k, v));
+        out[i] = Some(v);
+    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
-    use super::nearest_rank;
+    use super::{nearest_rank, nearest_ranks};
 
     #[test]
     fn whole_ranks_are_not_pushed_up_by_float_noise() {
@@ -30,5 +65,38 @@ mod tests {
         assert_eq!(nearest_rank(&v, 0.0), Some(1.0));
         assert_eq!(nearest_rank(&v, 100.0), Some(1000.0));
         assert_eq!(nearest_rank(&[], 50.0), None);
+    }
+
+    #[test]
+    fn selection_gives_the_sorted_rank_in_any_order_of_requests() {
+        let mut v: Vec<f64> = (1..=1000).rev().map(f64::from).collect();
+        let got = nearest_ranks(&mut v, &[99.0, 50.0, 99.9, 50.0, 0.0, 100.0]);
+        let want = [990.0, 500.0, 999.0, 500.0, 1.0, 1000.0];
+        assert_eq!(got, want.map(Some).to_vec());
+        assert_eq!(nearest_ranks(&mut [], &[50.0]), vec![None]);
+        assert_eq!(nearest_ranks(&mut [3.0], &[1.0, 99.0]), vec![Some(3.0), Some(3.0)]);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn selection_equals_sorting(
+            mut values in proptest::collection::vec(-1e6f64..1e6, 0..300),
+            dup in proptest::collection::vec(0usize..300, 0..50),
+            ps in proptest::collection::vec(0.0f64..=100.0, 1..6),
+        ) {
+            // Repeated values, as real counters have (a disk idle at 0 for hours).
+            for d in dup {
+                if let Some(&x) = values.get(d % values.len().max(1)) {
+                    values.push(x);
+                }
+            }
+            let mut sorted = values.clone();
+            sorted.sort_by(f64::total_cmp);
+            let want: Vec<Option<u64>> =
+                ps.iter().map(|p| nearest_rank(&sorted, *p).map(f64::to_bits)).collect();
+            let got: Vec<Option<u64>> =
+                nearest_ranks(&mut values, &ps).into_iter().map(|x| x.map(f64::to_bits)).collect();
+            proptest::prop_assert_eq!(got, want);
+        }
     }
 }

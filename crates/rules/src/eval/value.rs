@@ -111,14 +111,11 @@ impl V {
     }
 }
 
-/// Nearest-rank percentile (as `advisor_normalize::Stats`) of finite values.
+/// Nearest-rank percentile (as `advisor_normalize::Stats`) of finite values: a selection,
+/// linear in the values (a day of samples per disk and metric), the sort's value to the bit.
 pub(crate) fn percentile(values: &[f64], p: f64) -> Option<f64> {
     let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    advisor_model::nearest_rank(&v, p)
+    advisor_model::nearest_ranks(&mut v, &[p]).into_iter().next().flatten()
 }
 
 /// The longest run of consecutive true samples, in seconds. A gap in the timestamps of
