@@ -5,6 +5,7 @@ use advisor_model::{CaptureMeta, Format, Metric, Target};
 use polars::prelude::*;
 
 use crate::frame::{self, TARGET, TIME};
+use crate::parts::{Part, TargetRows};
 use crate::perfmon;
 
 /// One capture in canonical form.
@@ -21,7 +22,7 @@ pub struct Capture {
     pub frame: DataFrame,
     /// iostat's first report (averages since boot), kept apart from the time series.
     pub since_boot: Option<DataFrame>,
-    /// Where each target's rows are in `frame`, when they are one time-ordered run each.
+    /// Each target's rows, cut from `frame` once (see [`crate::parts`]).
     pub(crate) index: Option<TargetRows>,
 }
 
@@ -31,18 +32,50 @@ pub struct Capture {
 /// frame is built, so the peak memory is the file plus its parsed columns, not more.
 pub fn read_path(path: &Path) -> Result<Capture, IngestError> {
     let file = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| IngestError::new(&file, None, ErrorKind::Io(e)))?;
-    let format = advisor_ingest::sniff(&file, &bytes)?;
+    let owned =
+        FileBytes::open(path).map_err(|e| IngestError::new(&file, None, ErrorKind::Io(e)))?;
+    let bytes = owned.as_ref();
+    let format = advisor_ingest::sniff(&file, bytes)?;
     if format != Format::PerfmonCsv {
-        return read_bytes(&file, &bytes);
+        return read_bytes(&file, bytes);
     }
-    let decoded = decode::decode(&bytes);
+    let decoded = decode::decode(bytes);
     let text = Text::of(&decoded);
     let parsed = perfmon::parse(&file, &decoded.text)?;
     drop(decoded);
-    drop(bytes);
+    drop(owned);
     let (meta, frame) = perfmon::finish(&file, parsed)?;
     finish(&file, format, text, meta, frame, None)
+}
+
+/// A file's bytes: mapped into memory by polars' own safe mapping (what its CSV reader does
+/// with a path), so a large capture is not copied before it is parsed; read into memory
+/// when the file cannot be mapped (empty, a pipe, a file system without mmap).
+enum FileBytes {
+    Mapped(polars::polars_utils::mmap::MMapSemaphore),
+    Read(Vec<u8>),
+}
+
+impl FileBytes {
+    fn open(path: &Path) -> std::io::Result<Self> {
+        let f = std::fs::File::open(path)?;
+        let regular = f.metadata().is_ok_and(|m| m.is_file() && m.len() > 0);
+        if regular && let Ok(map) = polars::polars_utils::mmap::MMapSemaphore::new_from_file(&f) {
+            return Ok(Self::Mapped(map));
+        }
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut &f, &mut bytes)?;
+        Ok(Self::Read(bytes))
+    }
+}
+
+impl AsRef<[u8]> for FileBytes {
+    fn as_ref(&self) -> &[u8] {
+        match self {
+            Self::Mapped(m) => m.as_ref(),
+            Self::Read(v) => v,
+        }
+    }
 }
 
 /// Reads and normalizes a capture held in memory; `file` names it in messages.
@@ -102,16 +135,8 @@ fn finish(
     if text.encoding != decode::UTF_8 {
         meta.notes.push(format!("text encoding: {}", text.encoding.name()));
     }
-    let mut frame =
-        frame::derive(frame, format.is_benchmark()).map_err(|e| polars_error(file, e))?;
-    let index = TargetRows::of(&frame, meta.targets.len());
-    if index.is_none() {
-        // One chunk per column: every later filter (per target) would otherwise
-        // re-concatenate the chunks the readers produced, once per call. With the index,
-        // a target's rows are a slice (one chunk of the PerfMon reader's), and copying
-        // the whole frame would only cost memory.
-        frame.rechunk_mut_par();
-    }
+    let frame = frame::derive(frame, format.is_benchmark()).map_err(|e| polars_error(file, e))?;
+    let (frame, index) = stacked(frame, meta.targets.len()).map_err(|e| polars_error(file, e))?;
     let since_boot = match since_boot {
         Some(f) => Some(frame::derive(f, false).map_err(|e| polars_error(file, e))?),
         None => None,
@@ -119,55 +144,22 @@ fn finish(
     Ok(Capture { file: file.to_owned(), meta, frame, since_boot, index })
 }
 
-/// Where each target's rows are, when every target's rows are one run of the frame, in
-/// time order (a missing time first): then a target's series is a slice of the frame, not
-/// a filter and a sort. The PerfMon reader stacks its frame that way.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct TargetRows {
-    /// Per target index: (first row, rows).
-    ranges: Vec<(usize, usize)>,
-    /// The frame's height when the index was made (a frame changed since is not trusted).
-    height: usize,
-}
-
-impl TargetRows {
-    pub(crate) fn of(df: &DataFrame, targets: usize) -> Option<Self> {
-        let t = df.column(TARGET).ok()?.u32().ok()?.clone();
-        let time = df.column(TIME).ok()?.as_materialized_series().to_physical_repr();
-        let time = time.i64().ok()?.clone();
-        let mut ranges = vec![(0usize, 0usize); targets];
-        let mut seen = vec![false; targets];
-        let mut current: Option<u32> = None;
-        let mut last: Option<Option<i64>> = None;
-        for (row, (ti, tm)) in t.iter().zip(time.iter()).enumerate() {
-            let ti = ti?;
-            if current != Some(ti) {
-                let slot = seen.get_mut(ti as usize)?;
-                if *slot {
-                    return None;
-                }
-                *slot = true;
-                ranges[ti as usize] = (row, 0);
-                current = Some(ti);
-                last = None;
-            }
-            // Option's order puts None (no time) first, as the sort of `series` does.
-            if last.is_some_and(|prev| tm < prev) {
-                return None;
-            }
-            last = Some(tm);
-            ranges[ti as usize].1 += 1;
-        }
-        Some(Self { ranges, height: df.height() })
+/// The frame stacked by target, each target's rows in time order (a missing time first),
+/// and its parts. The PerfMon reader builds its frame so; the others (iostat interleaves
+/// its devices by time) are sorted once, stably, which also leaves one chunk per column.
+pub(crate) fn stacked(
+    frame: DataFrame,
+    targets: usize,
+) -> PolarsResult<(DataFrame, Option<TargetRows>)> {
+    if let Some(index) = TargetRows::of(&frame, targets) {
+        return Ok((frame, Some(index)));
     }
-
-    /// The rows of `target` in `df`, or `None` when the index does not fit `df`.
-    pub(crate) fn range(&self, df: &DataFrame, target: u32) -> Option<(usize, usize)> {
-        if df.height() != self.height {
-            return None;
-        }
-        Some(self.ranges.get(target as usize).copied().unwrap_or((0, 0)))
-    }
+    let frame = frame.sort(
+        [TARGET, TIME],
+        SortMultipleOptions::default().with_nulls_last(false).with_maintain_order(true),
+    )?;
+    let index = TargetRows::of(&frame, targets);
+    Ok((frame, index))
 }
 
 pub(crate) fn polars_error(file: &str, e: PolarsError) -> IngestError {
@@ -216,15 +208,17 @@ impl Capture {
 
     /// The values of one metric for one target, in time order, nulls dropped.
     pub fn values(&self, target: u32, metric: Metric) -> Vec<f64> {
-        match self.rows_of(target) {
-            Some((start, len)) => frame::values_in(&self.frame, start, len, metric),
+        match self.part(target) {
+            Some(part) => {
+                part.metric(metric).map_or_else(Vec::new, |c| c.iter().flatten().collect())
+            }
             None => frame::values(&self.frame, target, metric),
         }
     }
 
-    /// The rows of `target` as one time-ordered run, when the frame is stacked so.
-    pub(crate) fn rows_of(&self, target: u32) -> Option<(usize, usize)> {
-        self.index.as_ref()?.range(&self.frame, target)
+    /// The rows of `target`, cut from the frame when it was read.
+    pub(crate) fn part(&self, target: u32) -> Option<&Part> {
+        self.index.as_ref()?.part(&self.frame, target)
     }
 
     /// Row count per target index.

@@ -129,18 +129,6 @@ pub(crate) fn derive(mut df: DataFrame, benchmark: bool) -> PolarsResult<DataFra
     df.select(order)
 }
 
-/// One metric's non-null values in rows `start..start + len`, in row order.
-pub(crate) fn values_in(df: &DataFrame, start: usize, len: usize, metric: Metric) -> Vec<f64> {
-    let Ok(c) = df.column(metric.name()) else {
-        return Vec::new();
-    };
-    let c = c.slice(start as i64, len);
-    match c.f64() {
-        Ok(v) => v.iter().flatten().collect(),
-        Err(_) => Vec::new(),
-    }
-}
-
 /// One metric's non-null values for one target, in row order.
 pub(crate) fn values(df: &DataFrame, target: u32, metric: Metric) -> Vec<f64> {
     let (Ok(t), Some(v)) = (df.column(TARGET), get(df, metric)) else {

@@ -6,6 +6,7 @@
 
 mod capture;
 mod frame;
+mod parts;
 mod perfmon;
 mod series;
 mod summary;

@@ -5,39 +5,30 @@ use polars::prelude::*;
 
 use crate::Capture;
 use crate::frame::{TARGET, TIME};
+use crate::parts::Part;
 
 impl Capture {
     /// The values of `metric` for target `target`: `(time_ms, value)` sorted by time (a
     /// benchmark's summary row has no time), nulls and non-finite values dropped. Empty
     /// when the capture has no such metric or target.
     pub fn series(&self, target: u32, metric: Metric) -> Vec<(Option<i64>, f64)> {
-        match self.rows_of(target) {
-            Some((start, len)) => slice_of(&self.frame, start, len, metric),
+        match self.part(target) {
+            Some(part) => Ok(part_series(part, metric)),
             None => series_of(&self.frame, target, metric),
         }
         .unwrap_or_default()
     }
 }
 
-/// The series of rows `start..start + len`, already in time order: a slice, no filter.
-fn slice_of(
-    df: &DataFrame,
-    start: usize,
-    len: usize,
-    metric: Metric,
-) -> PolarsResult<Vec<(Option<i64>, f64)>> {
-    let Ok(v) = df.column(metric.name()) else {
-        return Ok(Vec::new());
+/// A target's rows are in time order already: its series is its part's column.
+fn part_series(part: &Part, metric: Metric) -> Vec<(Option<i64>, f64)> {
+    let (Some(t), Some(v)) = (&part.time, part.metric(metric)) else {
+        return Vec::new();
     };
-    let v = v.slice(start as i64, len);
-    let v = v.f64()?;
-    let t = df.column(TIME)?.slice(start as i64, len);
-    let t = t.as_materialized_series().to_physical_repr();
-    let t = t.i64()?;
-    Ok(t.iter()
+    t.iter()
         .zip(v.iter())
         .filter_map(|(t, v)| v.filter(|x| x.is_finite()).map(|x| (t, x)))
-        .collect())
+        .collect()
 }
 
 fn series_of(df: &DataFrame, target: u32, metric: Metric) -> PolarsResult<Vec<(Option<i64>, f64)>> {
@@ -77,11 +68,17 @@ mod tests {
         t.push_row(0, Some(1000), &[(Metric::Iops, 1.0)]);
         t.push_row(0, Some(3000), &[(Metric::Mbps, 1.0)]);
         let frame = crate::frame::from_table(&t).unwrap_or_else(|_| unreachable!());
-        let index = crate::capture::TargetRows::of(&frame, 2);
-        assert!(index.is_none(), "sda's rows are not one run");
-        let c = Capture { file: "x".into(), meta, frame, since_boot: None, index };
-        assert_eq!(c.series(0, Metric::Iops), vec![(Some(1000), 1.0), (Some(2000), 2.0)]);
-        assert_eq!(c.series(1, Metric::Iops), vec![(Some(1000), 9.0)]);
-        assert!(c.series(0, Metric::ReadLatencyMs).is_empty());
+        assert!(crate::parts::TargetRows::of(&frame, 2).is_none(), "sda's rows are not one run");
+        let unsorted = Capture { file: "x".into(), meta, frame, since_boot: None, index: None };
+        let (frame, index) =
+            crate::capture::stacked(unsorted.frame.clone(), 2).unwrap_or_else(|_| unreachable!());
+        assert!(index.is_some(), "sorted by target and time");
+        let sorted = Capture { frame, index, ..unsorted.clone() };
+        for c in [unsorted, sorted] {
+            assert_eq!(c.series(0, Metric::Iops), vec![(Some(1000), 1.0), (Some(2000), 2.0)]);
+            assert_eq!(c.series(1, Metric::Iops), vec![(Some(1000), 9.0)]);
+            assert!(c.series(0, Metric::ReadLatencyMs).is_empty());
+            assert_eq!(c.values(0, Metric::Iops).len(), 2);
+        }
     }
 }

@@ -4,8 +4,7 @@ use advisor_model::Metric;
 use serde::Serialize;
 
 use crate::Capture;
-use crate::frame::TARGET;
-use polars::prelude::*;
+use crate::parts::finite_values;
 
 /// Percentiles of one metric over the capture (nearest-rank, nulls ignored).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -22,24 +21,43 @@ pub struct Stats {
 impl Stats {
     /// Stats of a set of values; `None` when there is no finite value.
     pub fn of(values: &[f64]) -> Option<Self> {
-        let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
-        if v.is_empty() {
-            return None;
-        }
-        // Unstable is enough: values equal under total_cmp are the same bits.
-        v.sort_unstable_by(f64::total_cmp);
-        let n = v.len();
-        let rank = |p: f64| advisor_model::nearest_rank(&v, p).unwrap_or(v[n - 1]);
-        Some(Self {
-            count: n,
-            avg: v.iter().sum::<f64>() / n as f64,
-            min: v[0],
-            p50: rank(50.0),
-            p90: rank(90.0),
-            p99: rank(99.0),
-            max: v[n - 1],
-        })
+        Self::of_vec(values.iter().copied().filter(|x| x.is_finite()).collect())
     }
+
+    /// [`Stats::of`] finite values already collected (reordered here).
+    ///
+    /// Linear, no sort: the percentiles are selections ([`advisor_model::nearest_ranks`],
+    /// to the bit what sorting gives), the average a compensated sum, so it does not
+    /// depend on the order of the values either.
+    fn of_vec(mut v: Vec<f64>) -> Option<Self> {
+        let first = *v.first()?;
+        let (mut min, mut max) = (first, first);
+        for &x in &v {
+            if x.total_cmp(&min).is_lt() {
+                min = x;
+            }
+            if x.total_cmp(&max).is_gt() {
+                max = x;
+            }
+        }
+        let n = v.len();
+        let avg = compensated_sum(&v) / n as f64;
+        let ranks = advisor_model::nearest_ranks(&mut v, &[50.0, 90.0, 99.0]);
+        let rank = |i: usize| ranks.get(i).copied().flatten().unwrap_or(max);
+        Some(Self { count: n, avg, min, p50: rank(0), p90: rank(1), p99: rank(2), max })
+    }
+}
+
+/// Neumaier's compensated sum: the rounding error of every addition is carried, so a mean
+/// of a day of samples is exact to the last bit or two, whatever their order.
+fn compensated_sum(values: &[f64]) -> f64 {
+    let (mut sum, mut carry) = (0.0f64, 0.0f64);
+    for &x in values {
+        let t = sum + x;
+        carry += if sum.abs() >= x.abs() { (sum - t) + x } else { (x - t) + sum };
+        sum = t;
+    }
+    sum + carry
 }
 
 /// Every metric's stats for one target.
@@ -53,38 +71,52 @@ pub struct TargetSummary {
 impl Capture {
     /// Stats of every metric for every target that has values.
     ///
-    /// The frame is split by target once (a polars filter per target), so the cost is one
-    /// pass over the rows per target rather than one per (target, metric).
+    /// Each target's rows are its part (see [`crate::parts`]); the targets are shared out
+    /// among the machine's cores.
     pub fn summary(&self) -> Vec<TargetSummary> {
-        let metrics = self.metrics();
-        let Ok(targets) = self.frame.column(TARGET).and_then(|c| c.u32().cloned()) else {
-            return Vec::new();
-        };
-        let names: Vec<&str> = metrics.iter().map(|m| m.name()).collect();
-        let Ok(columns) = self.frame.select(names) else {
-            return Vec::new();
-        };
-        (0..self.meta.targets.len() as u32)
-            .filter_map(|t| {
-                let part = match self.rows_of(t) {
-                    Some((start, len)) => columns.slice(start as i64, len),
-                    None => columns.filter(&targets.equal(t)).ok()?,
-                };
-                let stats: Vec<(Metric, Stats)> = metrics
-                    .iter()
-                    .filter_map(|m| {
-                        let col = part.column(m.name()).ok()?.f64().ok()?.clone();
-                        let values: Vec<f64> = col.iter().flatten().collect();
-                        Stats::of(&values).map(|s| (*m, s))
+        let n = self.meta.targets.len();
+        let threads = std::thread::available_parallelism().map_or(1, |p| p.get()).clamp(1, 8);
+        let per = n.div_ceil(threads).max(1);
+        let targets: Vec<u32> = (0..n as u32).collect();
+        let mut out: Vec<TargetSummary> = Vec::with_capacity(n);
+        std::thread::scope(|scope| {
+            let jobs: Vec<_> = targets
+                .chunks(per)
+                .map(|chunk| {
+                    scope.spawn(move || {
+                        chunk.iter().filter_map(|t| self.target_summary(*t)).collect::<Vec<_>>()
                     })
-                    .collect();
-                (!stats.is_empty()).then(|| TargetSummary {
-                    target: t,
-                    name: self.meta.targets[t as usize].name.clone(),
-                    metrics: stats,
                 })
-            })
-            .collect()
+                .collect();
+            for job in jobs {
+                match job.join() {
+                    Ok(part) => out.extend(part),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+            }
+        });
+        out
+    }
+
+    /// Stats of every metric of one target; `None` when it has no value.
+    fn target_summary(&self, t: u32) -> Option<TargetSummary> {
+        let stats: Vec<(Metric, Stats)> = match self.part(t) {
+            Some(part) => part
+                .metrics
+                .iter()
+                .filter_map(|(m, col)| Stats::of_vec(finite_values(col)).map(|s| (*m, s)))
+                .collect(),
+            None => self
+                .metrics()
+                .into_iter()
+                .filter_map(|m| Stats::of(&self.values(t, m)).map(|s| (m, s)))
+                .collect(),
+        };
+        (!stats.is_empty()).then(|| TargetSummary {
+            target: t,
+            name: self.meta.targets[t as usize].name.clone(),
+            metrics: stats,
+        })
     }
 }
 

@@ -1,0 +1,171 @@
+//! Where each target's rows are in the canonical frame, and each target's columns on their
+//! own: what every per-target read (series, values, summaries) goes through.
+//!
+//! The frame is stacked by target (the PerfMon reader builds it so; other frames are sorted
+//! into that order once). A target's rows are then one run, but the frame's columns keep
+//! the chunks the readers produced, one or more per target: a polars slice finds its
+//! offset by walking the chunks, so slicing every target of a capture with thousands of
+//! them was quadratic. The parts are cut once, in one walk per column, and share the
+//! frame's buffers (no copy).
+
+use advisor_model::Metric;
+use polars::prelude::*;
+
+use crate::frame::{TARGET, TIME};
+
+/// One target's rows: its time stamps (ms, physical) and its metric columns.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Part {
+    pub(crate) time: Option<Int64Chunked>,
+    pub(crate) metrics: Vec<(Metric, Float64Chunked)>,
+}
+
+impl Part {
+    pub(crate) fn metric(&self, m: Metric) -> Option<&Float64Chunked> {
+        self.metrics.iter().find(|(pm, _)| *pm == m).map(|(_, c)| c)
+    }
+}
+
+/// The finite values of a column, in row order: straight from the chunks' buffers when
+/// nothing is missing (the usual case), else through the validity.
+pub(crate) fn finite_values(ca: &Float64Chunked) -> Vec<f64> {
+    let mut v = Vec::with_capacity(ca.len() - ca.null_count());
+    if ca.null_count() == 0 {
+        for arr in ca.downcast_iter() {
+            v.extend(arr.values().iter().copied().filter(|x| x.is_finite()));
+        }
+    } else {
+        v.extend(ca.iter().flatten().filter(|x| x.is_finite()));
+    }
+    v
+}
+
+/// Every target's rows, when each target's rows are one run of the frame in time order (a
+/// missing time first).
+#[derive(Debug, Clone)]
+pub(crate) struct TargetRows {
+    parts: Vec<Part>,
+    /// The frame's height when the parts were cut (a frame changed since is not trusted).
+    height: usize,
+}
+
+impl TargetRows {
+    /// The parts of `df`, or `None` when some target's rows are not one time-ordered run.
+    pub(crate) fn of(df: &DataFrame, targets: usize) -> Option<Self> {
+        let ranges = runs(df, targets)?;
+        let time = df.column(TIME).ok()?.as_materialized_series().to_physical_repr();
+        let time = split(time.i64().ok()?, &ranges)?;
+        let mut parts: Vec<Part> =
+            time.into_iter().map(|t| Part { time: Some(t), metrics: Vec::new() }).collect();
+        for m in Metric::ALL {
+            let Ok(c) = df.column(m.name()) else { continue };
+            let Ok(values) = c.f64() else { continue };
+            for (part, piece) in parts.iter_mut().zip(split(values, &ranges)?) {
+                if piece.null_count() < piece.len() {
+                    part.metrics.push((*m, piece));
+                }
+            }
+        }
+        Some(Self { parts, height: df.height() })
+    }
+
+    /// The rows of `target` in `df`, or `None` when the parts do not fit `df`.
+    pub(crate) fn part(&self, df: &DataFrame, target: u32) -> Option<&Part> {
+        if df.height() != self.height {
+            return None;
+        }
+        self.parts.get(target as usize)
+    }
+}
+
+/// Per target: (first row, rows), when each target's rows are one run in time order.
+fn runs(df: &DataFrame, targets: usize) -> Option<Vec<(usize, usize)>> {
+    let t = df.column(TARGET).ok()?.u32().ok()?.clone();
+    let time = df.column(TIME).ok()?.as_materialized_series().to_physical_repr();
+    let time = time.i64().ok()?.clone();
+    let mut ranges = vec![(0usize, 0usize); targets];
+    let mut seen = vec![false; targets];
+    let mut current: Option<u32> = None;
+    let mut last: Option<Option<i64>> = None;
+    for (row, (ti, tm)) in t.iter().zip(time.iter()).enumerate() {
+        let ti = ti?;
+        if current != Some(ti) {
+            let slot = seen.get_mut(ti as usize)?;
+            if *slot {
+                return None;
+            }
+            *slot = true;
+            ranges[ti as usize] = (row, 0);
+            current = Some(ti);
+            last = None;
+        }
+        // Option's order puts None (no time) first, as the sort of the frame does.
+        if last.is_some_and(|prev| tm < prev) {
+            return None;
+        }
+        last = Some(tm);
+        ranges[ti as usize].1 += 1;
+    }
+    Some(ranges)
+}
+
+/// `ca` cut into the row ranges `ranges` (disjoint), in one walk over its chunks: the
+/// pieces are slices of the chunks, not copies.
+fn split<T: PolarsNumericType>(
+    ca: &ChunkedArray<T>,
+    ranges: &[(usize, usize)],
+) -> Option<Vec<ChunkedArray<T>>> {
+    let arrays = ca.chunks();
+    let mut order: Vec<usize> = (0..ranges.len()).collect();
+    order.sort_by_key(|&i| ranges[i].0);
+    let empty = ChunkedArray::<T>::from_vec(ca.name().clone(), Vec::new());
+    let mut out: Vec<ChunkedArray<T>> = vec![empty; ranges.len()];
+    // The chunk the walk is in, and the frame row it starts at.
+    let mut ci = 0usize;
+    let mut chunk_start = 0usize;
+    for i in order {
+        let (start, len) = ranges[i];
+        if len == 0 {
+            continue;
+        }
+        let end = start + len;
+        let mut row = start;
+        let mut pieces: Vec<ArrayRef> = Vec::new();
+        while row < end {
+            let Some(a) = arrays.get(ci) else { break };
+            let a_end = chunk_start + a.len();
+            if a_end <= row {
+                chunk_start = a_end;
+                ci += 1;
+                continue;
+            }
+            let take = end.min(a_end) - row;
+            pieces.push(a.sliced(row - chunk_start, take));
+            row += take;
+        }
+        // The pieces are the column's own arrays: the dtype cannot differ.
+        out[i] = Series::try_from((ca.name().clone(), pieces)).ok()?.unpack::<T>().ok()?.clone();
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_cuts_across_and_inside_chunks() {
+        let mut ca = Float64Chunked::from_slice("x".into(), &[0.0, 1.0, 2.0]);
+        ca.append(&Float64Chunked::from_slice("x".into(), &[3.0, 4.0, 5.0, 6.0]))
+            .unwrap_or_else(|_| unreachable!());
+        ca.append(&Float64Chunked::from_slice("x".into(), &[7.0]))
+            .unwrap_or_else(|_| unreachable!());
+        let ranges = [(2, 3), (0, 2), (5, 0), (5, 3)];
+        let got: Vec<Vec<f64>> = split(&ca, &ranges)
+            .unwrap_or_default()
+            .iter()
+            .map(|p| p.iter().flatten().collect())
+            .collect();
+        assert_eq!(got, vec![vec![2.0, 3.0, 4.0], vec![0.0, 1.0], vec![], vec![5.0, 6.0, 7.0]]);
+    }
+}
