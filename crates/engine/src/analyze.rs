@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use advisor_model::{
     Analysis, CapLine, ChartSeries, Direction, Finding, InputSummary, Metric, MetricSummary,
@@ -234,7 +234,7 @@ struct EngineContext<'a> {
     matched: Vec<Option<String>>,
     /// Per entry of `targets`: the disk it stands for (index into `disks`).
     disk_of: Vec<Option<usize>>,
-    cache: Mutex<HashMap<(TargetId, Metric), Option<Series>>>,
+    cache: Mutex<HashMap<(TargetId, Metric), Option<Arc<Series>>>>,
 }
 
 /// The order in which a disk's targets are preferred: the physical disk first.
@@ -461,14 +461,17 @@ impl Context for EngineContext<'_> {
     fn host(&self) -> Option<TargetId> {
         self.host
     }
-    fn series(&self, target: TargetId, metric: Metric) -> Option<Series> {
+    fn series(&self, target: TargetId, metric: Metric) -> Option<Arc<Series>> {
         if let Ok(cache) = self.cache.lock()
             && let Some(s) = cache.get(&(target, metric))
         {
             return s.clone();
         }
-        let s =
-            self.capture(target).map(|c| c.series(target.target, metric)).filter(|s| !s.is_empty());
+        let s = self
+            .capture(target)
+            .map(|c| c.series(target.target, metric))
+            .filter(|s| !s.is_empty())
+            .map(Arc::new);
         if let Ok(mut cache) = self.cache.lock() {
             cache.insert((target, metric), s.clone());
         }
@@ -665,7 +668,7 @@ fn budget_charts(ctx: &EngineContext<'_>, n: usize) -> Vec<ChartSeries> {
         for (metric, cap) in [(Metric::Iops, cap_iops), (Metric::Mbps, cap_mbps)] {
             // One time series per member disk (its first target that has one); the sum
             // keeps only the times every member has.
-            let mut sums: std::collections::BTreeMap<i64, (f64, usize)> = Default::default();
+            let mut sum: Option<Vec<(i64, f64)>> = None;
             let mut file = String::new();
             let mut counted = 0usize;
             for d in &members {
@@ -682,22 +685,13 @@ fn budget_charts(ctx: &EngineContext<'_>, n: usize) -> Vec<ChartSeries> {
                     file = t.file.clone();
                 }
                 counted += 1;
-                for (t, v) in s {
-                    if let Some(t) = t {
-                        let e = sums.entry(t).or_insert((0.0, 0));
-                        e.0 += v;
-                        e.1 += 1;
-                    }
-                }
+                let timed = s.iter().filter_map(|(t, v)| t.map(|t| (t, *v)));
+                sum = Some(match sum {
+                    None => timed.map(|(t, v)| (t, 0.0 + v)).collect(),
+                    Some(acc) => add_on_common_times(&acc, timed),
+                });
             }
-            if counted == 0 {
-                continue;
-            }
-            let pts: Vec<(i64, f64)> = sums
-                .into_iter()
-                .filter(|(_, (_, c))| *c == counted)
-                .map(|(t, (v, _))| (t, v))
-                .collect();
+            let pts = sum.unwrap_or_default();
             if pts.len() < 2 {
                 continue;
             }
@@ -726,6 +720,24 @@ fn budget_charts(ctx: &EngineContext<'_>, n: usize) -> Vec<ChartSeries> {
                 points: reduce_points(&pts, n),
                 caps,
             });
+        }
+    }
+    out
+}
+
+/// `acc` plus a series, on the times both have: a merge of two time-ordered series, linear
+/// (a day of samples per disk). A time repeated within a series (a clock set back) pairs
+/// with the same time's repeats in the other, in order.
+fn add_on_common_times(
+    acc: &[(i64, f64)],
+    other: impl Iterator<Item = (i64, f64)>,
+) -> Vec<(i64, f64)> {
+    let mut out = Vec::with_capacity(acc.len());
+    let mut a = acc.iter().peekable();
+    for (t, v) in other {
+        while a.next_if(|(at, _)| *at < t).is_some() {}
+        if let Some((_, av)) = a.next_if(|(at, _)| *at == t) {
+            out.push((t, av + v));
         }
     }
     out
@@ -782,4 +794,23 @@ pub fn not_evaluated_of<'a>(
     rule: &'a str,
 ) -> impl Iterator<Item = &'a NotEvaluated> {
     a.not_evaluated.iter().filter(move |f| f.rule == rule)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budget_sums_keep_only_the_times_every_member_has() {
+        let a = [(1, 1.0), (2, 2.0), (3, 3.0), (5, 5.0)];
+        let b = [(0, 9.0), (2, 20.0), (3, 30.0), (4, 40.0), (5, 50.0), (6, 60.0)];
+        let got = add_on_common_times(&a, b.iter().copied());
+        assert_eq!(got, vec![(2, 22.0), (3, 33.0), (5, 55.0)]);
+        // A time repeated on both sides pairs in order; an extra repeat has no partner.
+        let a = [(1, 1.0), (1, 2.0), (2, 3.0)];
+        let b = [(1, 10.0), (1, 20.0), (1, 30.0), (2, 40.0)];
+        let got = add_on_common_times(&a, b.iter().copied());
+        assert_eq!(got, vec![(1, 11.0), (1, 22.0), (2, 43.0)]);
+        assert!(add_on_common_times(&[], b.iter().copied()).is_empty());
+    }
 }

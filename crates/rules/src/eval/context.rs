@@ -3,6 +3,7 @@
 //! polars: the engine implements [`Context`] over its captures, tests over [`StaticContext`].
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use advisor_model::{BenchSettings, Direction, Metric, TargetKind};
 use advisor_topology::{DiskLimits, PoolLimits, VmLimits};
@@ -83,8 +84,9 @@ pub trait Context: Sync {
     /// The host target with CPU and memory counters, when a capture has one.
     fn host(&self) -> Option<TargetId>;
     /// A metric of a target in the frame's unit, time-ordered, nulls dropped; `None` when
-    /// the target has no value of it.
-    fn series(&self, target: TargetId, metric: Metric) -> Option<Series>;
+    /// the target has no value of it. Shared: several rules read the same series, and a
+    /// day of samples is worth not copying for each.
+    fn series(&self, target: TargetId, metric: Metric) -> Option<Arc<Series>>;
     /// The tool's own latency percentile (ms), e.g. fio's clat p99.99.
     fn source_percentile(&self, target: TargetId, direction: Direction, pct: f64) -> Option<f64>;
     /// Seconds between samples, when known.
@@ -101,7 +103,7 @@ pub struct StaticContext {
     pub benches: Vec<BenchInfo>,
     pub targets: Vec<TargetInfo>,
     pub host: Option<TargetId>,
-    pub series: HashMap<(TargetId, Metric), Series>,
+    pub series: HashMap<(TargetId, Metric), Arc<Series>>,
     pub percentiles: HashMap<TargetId, Vec<(Direction, f64, f64)>>,
     pub intervals: HashMap<TargetId, f64>,
 }
@@ -116,7 +118,7 @@ impl StaticContext {
 
     /// Sets a metric's series of a target, in the frame's unit.
     pub fn set_series(&mut self, target: TargetId, metric: Metric, series: Series) {
-        self.series.insert((target, metric), series);
+        self.series.insert((target, metric), Arc::new(series));
     }
 }
 
@@ -142,7 +144,7 @@ impl Context for StaticContext {
     fn host(&self) -> Option<TargetId> {
         self.host
     }
-    fn series(&self, target: TargetId, metric: Metric) -> Option<Series> {
+    fn series(&self, target: TargetId, metric: Metric) -> Option<Arc<Series>> {
         self.series.get(&(target, metric)).cloned()
     }
     fn source_percentile(&self, target: TargetId, direction: Direction, pct: f64) -> Option<f64> {

@@ -731,11 +731,8 @@ impl<'a> Env<'a> {
             return missing(format!("needs {what} for {name} ({how})"));
         };
         let u = m.unit();
-        let pts: Vec<(Option<i64>, f64)> = raw
-            .into_iter()
-            .filter(|(_, v)| v.is_finite())
-            .map(|(t, v)| (t, to_stored(u, v)))
-            .collect();
+        let mut pts: Vec<(Option<i64>, f64)> = Vec::with_capacity(raw.len());
+        pts.extend(raw.iter().filter(|(_, v)| v.is_finite()).map(|(t, v)| (*t, to_stored(u, *v))));
         if pts.is_empty() {
             return missing(format!("no samples of {} for {name}", m.name()));
         }
