@@ -330,6 +330,50 @@ impl Table {
         }
     }
 
+    /// Room for `rows` more rows in every column present now (and in the target and time
+    /// vectors), so that a reader that knows its size does not grow them step by step.
+    pub fn reserve(&mut self, rows: usize) {
+        self.target.reserve(rows);
+        self.time_ms.reserve(rows);
+        for (_, col) in &mut self.columns {
+            col.reserve(rows);
+        }
+    }
+
+    /// The position in [`Table::columns`] of a metric's column, adding the column (every
+    /// row so far `None`) when the table does not have it yet.
+    ///
+    /// With [`Table::push_empty_row`] and [`Table::set`], a reader resolves each metric to
+    /// its column once per layout instead of once per value, as [`Table::push_row`] does.
+    pub fn column_index(&mut self, metric: Metric) -> usize {
+        match self.columns.iter().position(|(m, _)| *m == metric) {
+            Some(i) => i,
+            None => {
+                self.columns.push((metric, vec![None; self.target.len()]));
+                self.columns.len() - 1
+            }
+        }
+    }
+
+    /// Appends a row whose cells are all `None`; returns its index.
+    pub fn push_empty_row(&mut self, target: u32, time_ms: Option<i64>) -> usize {
+        let row = self.target.len();
+        self.target.push(target);
+        self.time_ms.push(time_ms);
+        for (_, col) in &mut self.columns {
+            col.push(None);
+        }
+        row
+    }
+
+    /// Sets a cell; `column` is an index from [`Table::column_index`]. Out-of-range
+    /// positions are ignored.
+    pub fn set(&mut self, row: usize, column: usize, value: f64) {
+        if let Some(cell) = self.columns.get_mut(column).and_then(|(_, v)| v.get_mut(row)) {
+            *cell = Some(value);
+        }
+    }
+
     /// Appends every row of `other` (same targets numbering).
     pub fn append(&mut self, other: &Table) {
         for row in 0..other.len() {
@@ -363,6 +407,29 @@ mod tests {
         assert_eq!(t.column(Metric::ReadIops), Some(&[Some(1.0), None, Some(3.0)][..]));
         assert_eq!(t.column(Metric::WriteIops), Some(&[None, Some(2.0), Some(4.0)][..]));
         assert_eq!(t.column(Metric::Mbps), None);
+    }
+
+    #[test]
+    fn column_builder_matches_push_row() {
+        type Row<'a> = (u32, Option<i64>, &'a [(Metric, f64)]);
+        let rows: [Row<'_>; 4] = [
+            (0, Some(1), &[(Metric::ReadIops, 1.0)]),
+            (1, None, &[(Metric::WriteIops, 2.0), (Metric::ReadIops, 5.0)]),
+            (0, Some(2), &[(Metric::ReadIops, 3.0), (Metric::ReadIops, 4.0)]),
+            (2, Some(3), &[]),
+        ];
+        let mut want = Table::default();
+        let mut got = Table::default();
+        got.reserve(4);
+        for (t, time, values) in rows {
+            want.push_row(t, time, values);
+            let row = got.push_empty_row(t, time);
+            for &(m, v) in values {
+                let c = got.column_index(m);
+                got.set(row, c, v);
+            }
+        }
+        assert_eq!(got, want);
     }
 
     #[test]
