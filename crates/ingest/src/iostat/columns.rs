@@ -161,6 +161,9 @@ pub(crate) struct Number {
 }
 
 pub(crate) fn parse_number(tok: &str) -> Option<Number> {
+    if let Some(value) = plain_decimal(tok) {
+        return Some(Number { value, suffix_bytes: None });
+    }
     let tok = tok.strip_suffix('%').unwrap_or(tok);
     let (body, suffix_bytes) = match tok.as_bytes().last()? {
         b'B' => (&tok[..tok.len() - 1], Some(1.0)),
@@ -183,6 +186,44 @@ pub(crate) fn parse_number(tok: &str) -> Option<Number> {
         Err(_) => return None,
     };
     Some(Number { value, suffix_bytes })
+}
+
+/// Powers of ten that are exact in an f64.
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// The value of `digits` or `digits.digits` (what iostat prints almost always), when it is
+/// small enough to be computed exactly: digits as an integer below 2^53 divided by an exact
+/// power of ten is one correctly rounded operation, so the result is the f64 that
+/// `str::parse` returns. `None` for anything else (the caller parses it the long way).
+fn plain_decimal(tok: &str) -> Option<f64> {
+    let b = tok.as_bytes();
+    let mut mantissa: u64 = 0;
+    let mut digits = 0usize;
+    let mut point: Option<usize> = None;
+    for (i, &c) in b.iter().enumerate() {
+        if c.is_ascii_digit() {
+            if digits == 19 {
+                return None;
+            }
+            mantissa = mantissa * 10 + u64::from(c - b'0');
+            digits += 1;
+        } else if c == b'.' && point.is_none() && i > 0 {
+            point = Some(i);
+        } else {
+            return None;
+        }
+    }
+    let frac = match point {
+        Some(p) => b.len() - p - 1,
+        None => 0,
+    };
+    if digits == 0 || (point.is_some() && frac == 0) || mantissa > (1 << 53) {
+        return None;
+    }
+    Some(mantissa as f64 / *POW10.get(frac)?)
 }
 
 /// Converts a cell of a column to the canonical unit. `Err` says why it cannot be used.
@@ -259,6 +300,44 @@ mod tests {
         assert!(
             convert(classify("r/s"), Number { value: 1.0, suffix_bytes: Some(1024.0) }).is_err()
         );
+    }
+
+    #[test]
+    fn plain_decimals_are_exact() {
+        for t in [
+            "0",
+            "0.00",
+            "7",
+            "12.34",
+            "100.00",
+            "143821.59",
+            "0.1",
+            "0.3",
+            "9007199254740992",
+            "1.7976931348623157",
+            "123456789.012345678",
+            "007.50",
+            "4503599627370497.5",
+        ] {
+            let want = t.parse::<f64>().ok();
+            assert_eq!(parse_number(t).map(|n| n.value.to_bits()), want.map(f64::to_bits), "{t}");
+        }
+        // Not plain: parsed the long way, or refused.
+        for t in [
+            ".5",
+            "5.",
+            "1.2.3",
+            "-1.0",
+            "1e3",
+            "12,5",
+            "",
+            "9007199254740993",
+            "1.23456789012345678901",
+        ] {
+            assert_eq!(plain_decimal(t), None, "{t}");
+        }
+        assert_eq!(parse_number("5.").map(|n| n.value), Some(5.0));
+        assert_eq!(parse_number("1e3").map(|n| n.value), Some(1000.0));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::columns::{self, Column, Number};
 use super::time;
-use super::{DevRow, Parsed, Report, Run, assemble};
+use super::{Assembler, DevRow, Report, Run};
 use crate::IngestError;
 
 pub(crate) fn read(file: &str, text: &str) -> Result<RawCapture, IngestError> {
@@ -73,8 +73,16 @@ pub(crate) fn read(file: &str, text: &str) -> Result<RawCapture, IngestError> {
             ));
         }
     };
-    let parsed = walk(file, &root, &mut meta)?;
-    assemble(file, meta, parsed)
+    let (runs, first_location) = walk(file, &root, &mut meta)?;
+    let mut asm = Assembler::default();
+    for run in &runs {
+        asm.begin_run(run.host.as_deref());
+        for r in &run.reports {
+            asm.report(&mut meta, r);
+        }
+        asm.end_run(&mut meta);
+    }
+    asm.finish(file, meta, first_location)
 }
 
 /// 1-based line and character column of a byte offset.
@@ -186,7 +194,10 @@ fn need_object<'v>(
     }
 }
 
-fn walk(file: &str, root: &Value, meta: &mut CaptureMeta) -> Result<Parsed, IngestError> {
+/// The runs of a document, and where its first statistics entry is.
+type Walked = (Vec<Run>, Option<Location>);
+
+fn walk(file: &str, root: &Value, meta: &mut CaptureMeta) -> Result<Walked, IngestError> {
     let root = need_object(file, Some(root), "$")?;
     let sysstat = need_object(file, root.get("sysstat"), "$.sysstat")?;
     let hosts = match sysstat.get("hosts") {
@@ -273,7 +284,7 @@ fn walk(file: &str, root: &Value, meta: &mut CaptureMeta) -> Result<Parsed, Inge
                             version_set = true;
                         }
                         if let Some(row) = disk(d, &dpath, meta) {
-                            report.devices.push(row);
+                            report.add_device(row);
                         }
                     }
                 }
@@ -289,7 +300,7 @@ fn walk(file: &str, root: &Value, meta: &mut CaptureMeta) -> Result<Parsed, Inge
     if runs.iter().filter(|r| !r.reports.is_empty()).count() > 1 {
         meta.notes.push("several hosts in one document; targets carry their host".into());
     }
-    Ok(Parsed { runs, first_location })
+    Ok((runs, first_location))
 }
 
 fn cpu_pct(cpu: &Value, path: &str, meta: &mut CaptureMeta) -> Option<f64> {
@@ -368,7 +379,7 @@ fn disk(d: &Value, path: &str, meta: &mut CaptureMeta) -> Option<DevRow> {
             }
         }
     }
-    Some(DevRow { name: name.to_owned(), group, values })
+    Some(DevRow::new(name, group, values))
 }
 
 #[cfg(test)]

@@ -36,33 +36,108 @@ struct DevRow {
     /// `-g` group summary (its name has a leading space in the source).
     group: bool,
     values: Vec<(Metric, f64)>,
+    /// [`name_key`] of `name`: compared before the name when looking a device up.
+    key: u64,
+}
+
+impl DevRow {
+    fn new(name: &str, group: bool, values: Vec<(Metric, f64)>) -> Self {
+        Self { name: name.to_owned(), group, values, key: name_key(name) }
+    }
+}
+
+/// The length and first bytes of a device name in one word: names that differ there (most
+/// do) are told apart without comparing strings.
+fn name_key(name: &str) -> u64 {
+    let b = name.as_bytes();
+    let mut k = [0u8; 8];
+    let n = b.len().min(7);
+    k[..n].copy_from_slice(&b[..n]);
+    k[7] = b.len() as u8;
+    u64::from_le_bytes(k)
 }
 
 /// One iostat report: an optional time, the avg-cpu block and the device table.
+///
+/// The text reader fills one report after the other in the same value: `clear` keeps the
+/// device rows (their names and value vectors) for the next report's allocations.
 #[derive(Debug, Clone, Default)]
 struct Report {
     time: Option<Stamp>,
     /// 100 - %idle.
     cpu_pct: Option<f64>,
+    /// The report's device rows are the first `len`; the others are spare.
     devices: Vec<DevRow>,
+    len: usize,
     /// A device header or avg-cpu block was seen (an empty `-z` report still counts).
     seen: bool,
 }
 
 impl Report {
     fn has_content(&self) -> bool {
-        self.seen || self.cpu_pct.is_some() || !self.devices.is_empty()
+        self.seen || self.cpu_pct.is_some() || self.len > 0
     }
 
+    fn devices(&self) -> &[DevRow] {
+        self.devices.get(..self.len).unwrap_or(&[])
+    }
+
+    /// The report without its device rows.
+    fn clone_head(&self) -> Report {
+        Report {
+            time: self.time,
+            cpu_pct: self.cpu_pct,
+            devices: Vec::new(),
+            len: self.len,
+            seen: self.seen,
+        }
+    }
+
+    /// Empties the report, keeping the spare rows' allocations.
+    fn clear(&mut self) {
+        self.time = None;
+        self.cpu_pct = None;
+        self.len = 0;
+        self.seen = false;
+    }
+
+    /// Adds a device row at the end.
+    fn add_device(&mut self, row: DevRow) {
+        self.devices.truncate(self.len);
+        self.devices.push(row);
+        self.len = self.devices.len();
+    }
+
+    /// A new device row at the end (the next spare one, emptied, when there is one).
+    fn push_device(&mut self, name: &str, group: bool) -> &mut DevRow {
+        let key = name_key(name);
+        if self.len < self.devices.len() {
+            let i = self.len;
+            self.len += 1;
+            let d = &mut self.devices[i];
+            d.name.clear();
+            d.name.push_str(name);
+            d.group = group;
+            d.values.clear();
+            d.key = key;
+            d
+        } else {
+            self.devices.push(DevRow::new(name, group, Vec::new()));
+            self.len = self.devices.len();
+            &mut self.devices[self.len - 1]
+        }
+    }
+
+    /// The row of a device, added when the report does not have it yet (a `--pretty`
+    /// sub-table names the same devices again).
     fn device_mut(&mut self, name: &str, group: bool) -> &mut DevRow {
-        let idx = match self.devices.iter().position(|d| d.name == name && d.group == group) {
-            Some(i) => i,
-            None => {
-                self.devices.push(DevRow { name: name.to_owned(), group, values: Vec::new() });
-                self.devices.len() - 1
-            }
-        };
-        &mut self.devices[idx]
+        let key = name_key(name);
+        let found =
+            self.devices().iter().position(|d| d.key == key && d.group == group && d.name == name);
+        match found {
+            Some(i) => &mut self.devices[i],
+            None => self.push_device(name, group),
+        }
     }
 }
 
@@ -111,122 +186,259 @@ fn is_partition(name: &str, others: &[&str]) -> bool {
     others.iter().any(|o| *o != name && base == *o && !o.ends_with(|c: char| c.is_ascii_digit()))
 }
 
-/// What the readers found, ready to be turned into a capture.
-struct Parsed {
-    runs: Vec<Run>,
-    /// Where the data was (for the "no data" error).
-    first_location: Option<Location>,
+/// A table being filled, and where each metric's column is in it.
+#[derive(Debug)]
+struct Sink {
+    table: Table,
+    /// `Metric as usize` -> index in `table.columns`, `usize::MAX` while absent.
+    cols: [usize; Metric::ALL.len()],
 }
 
-/// Builds the capture from parsed runs. Errors when there is no usable data at all.
-fn assemble(file: &str, mut meta: CaptureMeta, parsed: Parsed) -> Result<RawCapture, IngestError> {
-    let hosts: Vec<&str> = parsed.runs.iter().filter_map(|r| r.host.as_deref()).collect();
-    for h in &hosts {
-        meta.add_host(h);
+impl Default for Sink {
+    fn default() -> Self {
+        Self { table: Table::default(), cols: [usize::MAX; Metric::ALL.len()] }
     }
-    let mut table = Table::default();
-    let mut since_boot = Table::default();
-    let mut diffs_ms: Vec<i64> = Vec::new();
-    let mut offsets: Vec<i32> = Vec::new();
-    let mut any_time = false;
-    let mut any_epoch = false;
-    let mut since_boot_runs = 0usize;
-    let mut single_report_runs = 0usize;
+}
 
-    for run in &parsed.runs {
-        let reports: Vec<&Report> = run.reports.iter().filter(|r| r.has_content()).collect();
-        if reports.is_empty() {
-            continue;
-        }
-        let host = run.host.as_deref();
-        let (boot, series): (&[&Report], &[&Report]) = if reports.len() == 1 {
-            single_report_runs += 1;
-            (&reports[..], &reports[..])
-        } else {
-            since_boot_runs += 1;
-            reports.split_at(1)
-        };
-        for r in boot {
-            push_report(&mut meta, &mut since_boot, r, host);
-        }
-        for r in series {
-            push_report(&mut meta, &mut table, r, host);
-        }
-        // The since-boot report is printed at the start of the first interval: its time counts.
-        let times: Vec<i64> = reports.iter().filter_map(|r| r.time.map(|t| t.millis())).collect();
-        diffs_ms.extend(times.windows(2).filter_map(|w| match w {
-            [a, b] if b > a => Some(b - a),
-            _ => None,
-        }));
-        for r in &reports {
-            if let Some(t) = r.time {
-                any_time = true;
-                any_epoch |= t.epoch;
-                if let Some(o) = t.offset_min
-                    && !t.epoch
-                    && !offsets.contains(&o)
-                {
-                    offsets.push(o);
+impl Sink {
+    fn column(&mut self, metric: Metric) -> usize {
+        match self.cols.get_mut(metric as usize) {
+            Some(slot) => {
+                if *slot == usize::MAX {
+                    *slot = self.table.column_index(metric);
                 }
+                *slot
+            }
+            None => self.table.column_index(metric),
+        }
+    }
+
+    /// What [`Table::push_row`] does, with the metric -> column lookup done once per table.
+    fn push(&mut self, target: u32, time_ms: Option<i64>, values: &[(Metric, f64)]) {
+        let row = self.table.push_empty_row(target, time_ms);
+        for &(metric, value) in values {
+            let col = self.column(metric);
+            self.table.set(row, col, value);
+        }
+    }
+}
+
+/// The target indices of the last report's devices: the next report usually lists the
+/// same devices in the same order, and then needs no name lookups.
+#[derive(Debug, Default)]
+struct TargetCache {
+    host: Option<String>,
+    /// CPU target of `host`.
+    cpu: Option<u32>,
+    /// Names and group flags the indices are for.
+    devices: Vec<(String, bool)>,
+    indices: Vec<u32>,
+}
+
+impl TargetCache {
+    fn for_host(&mut self, host: Option<&str>) {
+        if self.host.as_deref() != host {
+            self.host = host.map(str::to_owned);
+            self.cpu = None;
+            self.devices.clear();
+            self.indices.clear();
+        }
+    }
+
+    fn cpu(&mut self, meta: &mut CaptureMeta, host: Option<&str>) -> u32 {
+        self.for_host(host);
+        match self.cpu {
+            Some(t) => t,
+            None => {
+                let t = meta.target_index(host.unwrap_or("cpu"), TargetKind::Host, host);
+                self.cpu = Some(t);
+                t
             }
         }
     }
 
-    if table.is_empty() && since_boot.is_empty() {
-        return Err(IngestError::invalid(
-            file,
-            parsed.first_location,
-            "no iostat report with data: expected `Device` tables or `avg-cpu` blocks \
-             (capture with `iostat -x -t 1`)",
-        ));
+    fn devices(&mut self, meta: &mut CaptureMeta, devs: &[DevRow], host: Option<&str>) -> &[u32] {
+        self.for_host(host);
+        let same = self.devices.len() == devs.len()
+            && self.devices.iter().zip(devs).all(|((n, g), d)| *g == d.group && *n == d.name);
+        if !same {
+            let names: Vec<&str> =
+                devs.iter().filter(|d| !d.group).map(|d| d.name.as_str()).collect();
+            self.indices.clear();
+            for d in devs {
+                let kind = target_kind(&d.name, d.group, &names);
+                self.indices.push(meta.target_index(&d.name, kind, host));
+            }
+            self.devices.clear();
+            self.devices.extend(devs.iter().map(|d| (d.name.clone(), d.group)));
+        }
+        &self.indices
+    }
+}
+
+/// Builds the capture from the reports as the readers find them, run after run: the first
+/// report of a run is the average since boot and goes to `since_boot`, the others form the
+/// time series; a run of one report gives it to both.
+#[derive(Debug, Default)]
+struct Assembler {
+    table: Sink,
+    since_boot: Sink,
+    targets: TargetCache,
+    /// The current run's host and first report (placed once the run has a second report,
+    /// or ends), and how many reports it has had.
+    run_host: Option<String>,
+    first: Option<Report>,
+    run_reports: usize,
+    /// The current run's last report time, for the intervals.
+    last_ms: Option<i64>,
+    diffs_ms: Vec<i64>,
+    offsets: Vec<i32>,
+    any_time: bool,
+    any_epoch: bool,
+    since_boot_runs: usize,
+    single_report_runs: usize,
+}
+
+impl Assembler {
+    fn begin_run(&mut self, host: Option<&str>) {
+        self.run_host = host.map(str::to_owned);
+        self.first = None;
+        self.run_reports = 0;
+        self.last_ms = None;
     }
 
-    if since_boot_runs > 0 {
-        meta.notes.push(
-            "the first report is the average since boot; kept apart from the time series"
-                .to_owned(),
-        );
-    }
-    if single_report_runs > 0 {
-        meta.warn(
-            "only one report: it is the average since boot, not a measurement over an \
-             interval; it is used as the only sample (and also kept as the since-boot \
-             summary). Capture a series with `iostat -x -t 1 60`",
-            None,
-        );
-    }
-    if any_time {
-        diffs_ms.sort_unstable();
-        if let Some(m) = diffs_ms.get(diffs_ms.len() / 2) {
-            meta.interval_s = Some(*m as f64 / 1000.0);
+    /// Adds a report of the current run.
+    fn report(&mut self, meta: &mut CaptureMeta, r: &Report) {
+        if !r.has_content() {
+            return;
         }
-    } else {
-        meta.notes.push(
-            "the reports carry no timestamps (iostat without -t): samples have no time and \
-             the interval is unknown"
-                .to_owned(),
-        );
+        self.run_reports += 1;
+        if let Some(t) = r.time {
+            let ms = t.millis();
+            // The since-boot report is printed at the start of the first interval: its time counts.
+            if let Some(prev) = self.last_ms
+                && ms > prev
+            {
+                self.diffs_ms.push(ms - prev);
+            }
+            self.last_ms = Some(ms);
+            self.any_time = true;
+            self.any_epoch |= t.epoch;
+            if let Some(o) = t.offset_min
+                && !t.epoch
+                && !self.offsets.contains(&o)
+            {
+                self.offsets.push(o);
+            }
+        }
+        let host = self.run_host.clone();
+        let host = host.as_deref();
+        match self.run_reports {
+            1 => {
+                let devices = r.devices().to_vec();
+                self.first = Some(Report { devices, ..r.clone_head() });
+            }
+            2 => {
+                if let Some(first) = self.first.take() {
+                    push_report(meta, &mut self.targets, &mut self.since_boot, &first, host);
+                }
+                push_report(meta, &mut self.targets, &mut self.table, r, host);
+            }
+            _ => push_report(meta, &mut self.targets, &mut self.table, r, host),
+        }
     }
-    if any_epoch {
-        meta.utc_offset_min = Some(0);
-        meta.timezone = Some("UTC".to_owned());
-        meta.notes.push("timestamps are seconds since the epoch (iostat -U), i.e. UTC".into());
-    } else if let Some(first) = offsets.first() {
-        meta.utc_offset_min = Some(*first);
-        meta.timezone = Some(format_offset(*first));
-        if offsets.len() > 1 {
+
+    /// Ends the current run; its host is listed in the capture's hosts.
+    fn end_run(&mut self, meta: &mut CaptureMeta) {
+        let host = self.run_host.take();
+        if let Some(h) = &host {
+            meta.add_host(h);
+        }
+        match self.run_reports {
+            0 => {}
+            1 => {
+                self.single_report_runs += 1;
+                if let Some(first) = self.first.take() {
+                    let h = host.as_deref();
+                    push_report(meta, &mut self.targets, &mut self.since_boot, &first, h);
+                    push_report(meta, &mut self.targets, &mut self.table, &first, h);
+                }
+            }
+            _ => self.since_boot_runs += 1,
+        }
+        self.first = None;
+        self.run_reports = 0;
+        self.last_ms = None;
+    }
+
+    /// The capture. Errors when there is no usable data at all; `first_location` is where
+    /// the data was (for that error).
+    fn finish(
+        self,
+        file: &str,
+        mut meta: CaptureMeta,
+        first_location: Option<Location>,
+    ) -> Result<RawCapture, IngestError> {
+        let table = self.table.table;
+        let since_boot = self.since_boot.table;
+        if table.is_empty() && since_boot.is_empty() {
+            return Err(IngestError::invalid(
+                file,
+                first_location,
+                "no iostat report with data: expected `Device` tables or `avg-cpu` blocks \
+                 (capture with `iostat -x -t 1`)",
+            ));
+        }
+
+        if self.since_boot_runs > 0 {
+            meta.notes.push(
+                "the first report is the average since boot; kept apart from the time series"
+                    .to_owned(),
+            );
+        }
+        if self.single_report_runs > 0 {
             meta.warn(
-                format!(
-                    "the UTC offset changes within the capture ({}); {} is used",
-                    offsets.iter().map(|o| format_offset(*o)).collect::<Vec<_>>().join(", "),
-                    format_offset(*first)
-                ),
+                "only one report: it is the average since boot, not a measurement over an \
+                 interval; it is used as the only sample (and also kept as the since-boot \
+                 summary). Capture a series with `iostat -x -t 1 60`",
                 None,
             );
         }
+        let mut diffs_ms = self.diffs_ms;
+        let offsets = self.offsets;
+        if self.any_time {
+            diffs_ms.sort_unstable();
+            if let Some(m) = diffs_ms.get(diffs_ms.len() / 2) {
+                meta.interval_s = Some(*m as f64 / 1000.0);
+            }
+        } else {
+            meta.notes.push(
+                "the reports carry no timestamps (iostat without -t): samples have no time and \
+                 the interval is unknown"
+                    .to_owned(),
+            );
+        }
+        if self.any_epoch {
+            meta.utc_offset_min = Some(0);
+            meta.timezone = Some("UTC".to_owned());
+            meta.notes.push("timestamps are seconds since the epoch (iostat -U), i.e. UTC".into());
+        } else if let Some(first) = offsets.first() {
+            meta.utc_offset_min = Some(*first);
+            meta.timezone = Some(format_offset(*first));
+            if offsets.len() > 1 {
+                meta.warn(
+                    format!(
+                        "the UTC offset changes within the capture ({}); {} is used",
+                        offsets.iter().map(|o| format_offset(*o)).collect::<Vec<_>>().join(", "),
+                        format_offset(*first)
+                    ),
+                    None,
+                );
+            }
+        }
+        let since_boot = (!since_boot.is_empty()).then_some(since_boot);
+        Ok(RawCapture { meta, table, since_boot })
     }
-    let since_boot = (!since_boot.is_empty()).then_some(since_boot);
-    Ok(RawCapture { meta, table, since_boot })
 }
 
 fn format_offset(min: i32) -> String {
@@ -235,17 +447,22 @@ fn format_offset(min: i32) -> String {
     format!("{sign}{:02}{:02}", a / 60, a % 60)
 }
 
-fn push_report(meta: &mut CaptureMeta, table: &mut Table, r: &Report, host: Option<&str>) {
+fn push_report(
+    meta: &mut CaptureMeta,
+    targets: &mut TargetCache,
+    sink: &mut Sink,
+    r: &Report,
+    host: Option<&str>,
+) {
     let time = r.time.map(|t| t.millis());
     if let Some(cpu) = r.cpu_pct {
-        let t = meta.target_index(host.unwrap_or("cpu"), TargetKind::Host, host);
-        table.push_row(t, time, &[(Metric::CpuPct, cpu)]);
+        let t = targets.cpu(meta, host);
+        sink.push(t, time, &[(Metric::CpuPct, cpu)]);
     }
-    let names: Vec<&str> = r.devices.iter().filter(|d| !d.group).map(|d| d.name.as_str()).collect();
-    for d in &r.devices {
-        let kind = target_kind(&d.name, d.group, &names);
-        let t = meta.target_index(&d.name, kind, host);
-        table.push_row(t, time, &d.values);
+    let devs = r.devices();
+    let indices = targets.devices(meta, devs, host);
+    for (d, t) in devs.iter().zip(indices) {
+        sink.push(*t, time, &d.values);
     }
 }
 

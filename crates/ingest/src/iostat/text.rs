@@ -6,12 +6,16 @@
 //! r/ w/ d/ f/ sub-tables are merged back per device). A device header that repeats a column
 //! already seen in the current report starts the next report, so reports are found whether
 //! they are separated by one blank line, two, or none.
+//!
+//! The text is read in one pass (after a quick scan for pdsh prefixes and day-first dates)
+//! and each report goes to the [`Assembler`] as soon as it is complete: nothing holds the
+//! whole file's reports or lines. A day of `iostat -x 1` on 32 devices is 3 million lines.
 
 use advisor_model::{CaptureMeta, Format, Location, RawCapture};
 
 use super::columns::{self, Column};
 use super::time::{self, DateOrder};
-use super::{Parsed, Report, Run, assemble};
+use super::{Assembler, Report};
 use crate::IngestError;
 
 /// A line of one host's stream: 1-based line number, the column where the iostat text
@@ -33,66 +37,113 @@ impl Line<'_> {
 
 pub(crate) fn read(file: &str, text: &str) -> Result<RawCapture, IngestError> {
     let mut meta = CaptureMeta::new(Format::IostatText);
-    let lines = split_lines(text);
-    if lines.iter().all(|l| l.text.trim().is_empty()) {
+    let scan = Scan::of(text);
+    if scan.nonblank == 0 {
         return Err(IngestError::new(file, None, crate::ErrorKind::Empty));
     }
-    let streams = demultiplex(&lines, &mut meta);
-    let order = time::detect_order(lines.iter().map(|l| l.text));
+    let pdsh = !(scan.prefixed == 0 || scan.prefixed * 10 < scan.nonblank * 8);
+    let streams = if pdsh { demultiplex(lines(text), &mut meta) } else { Vec::new() };
+    let order = scan.order;
     if order == DateOrder::DayFirst {
         meta.notes.push("dates are day-first (dd/mm/yy), as a non-US locale prints them".into());
     }
-    let mut runs = Vec::new();
+    let mut asm = Assembler::default();
     let mut first_location = None;
-    for (host, lines) in &streams {
-        let mut p = StreamParser::new(host.as_deref(), order);
+    let mut runs = 0;
+    let mut stream = |host: Option<&str>, lines: &mut dyn Iterator<Item = Line<'_>>| {
+        let mut p = StreamParser::new(host, order);
         for line in lines {
-            p.line(line, &mut meta);
+            p.line(&line, &mut meta, &mut asm);
         }
-        p.finish(&mut meta);
+        p.finish(&mut meta, &mut asm);
         if first_location.is_none() {
             first_location = p.first_location.clone();
         }
-        if !p.banner_seen && p.runs.iter().any(|r| r.reports.len() > 1) {
+        if !p.banner_seen && p.max_run_reports > 1 {
             meta.notes.push(format!(
                 "{}no banner line (`Linux ... (host) date`): the file may have been cut; its \
                  first report is still taken as the since-boot average",
-                host.as_deref().map(|h| format!("{h}: ")).unwrap_or_default()
+                host.map(|h| format!("{h}: ")).unwrap_or_default()
             ));
         }
-        runs.extend(p.runs);
+        runs += p.runs;
+    };
+    let n_streams = if pdsh {
+        for (host, lines) in &streams {
+            stream(host.as_deref(), &mut lines.iter().copied());
+        }
+        streams.len()
+    } else {
+        stream(None, &mut lines(text));
+        1
+    };
+    if n_streams > 1 {
+        meta.notes.push(format!("pdsh output: {n_streams} hosts, each read as its own iostat run"));
     }
-    if streams.len() > 1 {
-        meta.notes
-            .push(format!("pdsh output: {} hosts, each read as its own iostat run", streams.len()));
-    }
-    let multi_runs = runs.iter().filter(|r| !r.reports.is_empty()).count();
-    if multi_runs > streams.len() {
+    if runs > n_streams {
         meta.notes.push(format!(
-            "{multi_runs} iostat runs (banner lines) in one file; each has its own since-boot report"
+            "{runs} iostat runs (banner lines) in one file; each has its own since-boot report"
         ));
     }
-    assemble(file, meta, Parsed { runs, first_location })
+    asm.finish(file, meta, first_location)
 }
 
-fn split_lines(text: &str) -> Vec<Line<'_>> {
-    let ends_with_newline = text.ends_with('\n');
-    let mut out: Vec<Line<'_>> = text
-        .split('\n')
-        .enumerate()
-        .map(|(i, l)| Line {
-            no: i as u64 + 1,
-            col0: 0,
-            text: l.strip_suffix('\r').unwrap_or(l),
-            cut: false,
-        })
-        .collect();
-    if ends_with_newline {
-        out.pop();
-    } else if let Some(last) = out.last_mut() {
-        last.cut = true;
+/// The lines of a text: split at `\n`, a `\r` before it dropped; the last line is `cut`
+/// when the text does not end with a line end.
+fn lines(text: &str) -> Lines<'_> {
+    Lines { rest: Some(text), no: 0 }
+}
+
+struct Lines<'a> {
+    rest: Option<&'a str>,
+    no: u64,
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = Line<'a>;
+
+    fn next(&mut self) -> Option<Line<'a>> {
+        let rest = self.rest?;
+        self.no += 1;
+        let (l, cut) = match memchr::memchr(b'\n', rest.as_bytes()) {
+            Some(i) => {
+                let after = rest.get(i + 1..).unwrap_or("");
+                self.rest = (!after.is_empty()).then_some(after);
+                (rest.get(..i).unwrap_or(""), false)
+            }
+            None => {
+                self.rest = None;
+                (rest, true)
+            }
+        };
+        Some(Line { no: self.no, col0: 0, text: l.strip_suffix('\r').unwrap_or(l), cut })
     }
-    out
+}
+
+/// What the reader needs to know before the first report: how many lines carry text and a
+/// pdsh prefix (is this pdsh output?), and the order of slash dates.
+struct Scan {
+    nonblank: usize,
+    prefixed: usize,
+    order: DateOrder,
+}
+
+impl Scan {
+    fn of(text: &str) -> Self {
+        let mut s = Scan { nonblank: 0, prefixed: 0, order: DateOrder::MonthFirst };
+        for l in lines(text) {
+            if s.order == DateOrder::MonthFirst && time::has_day_first_date(l.text) {
+                s.order = DateOrder::DayFirst;
+            }
+            if !l.text.trim().is_empty() {
+                s.nonblank += 1;
+                if pdsh_prefix(l.text).is_some() {
+                    s.prefixed += 1;
+                }
+            }
+        }
+        s
+    }
 }
 
 /// `host: rest` as pdsh prints it; `None` for iostat's own `avg-cpu:` and `Device:`.
@@ -112,14 +163,8 @@ fn pdsh_prefix(line: &str) -> Option<(&str, &str)> {
 
 type Stream<'a> = (Option<String>, Vec<Line<'a>>);
 
-/// Splits pdsh output (`host: line`, hosts interleaved) into one stream per host; other
-/// files are one stream.
-fn demultiplex<'a>(lines: &[Line<'a>], meta: &mut CaptureMeta) -> Vec<Stream<'a>> {
-    let nonblank: Vec<&Line<'a>> = lines.iter().filter(|l| !l.text.trim().is_empty()).collect();
-    let prefixed = nonblank.iter().filter(|l| pdsh_prefix(l.text).is_some()).count();
-    if prefixed == 0 || prefixed * 10 < nonblank.len() * 8 {
-        return vec![(None, lines.to_vec())];
-    }
+/// Splits pdsh output (`host: line`, hosts interleaved) into one stream per host.
+fn demultiplex<'a>(lines: Lines<'a>, meta: &mut CaptureMeta) -> Vec<Stream<'a>> {
     let mut streams: Vec<Stream<'a>> = Vec::new();
     for l in lines {
         if l.text.trim().is_empty() {
@@ -139,9 +184,32 @@ fn demultiplex<'a>(lines: &[Line<'a>], meta: &mut CaptureMeta) -> Vec<Stream<'a>
     streams
 }
 
-/// Whitespace-separated tokens with their 1-based character column.
-fn tokens(s: &str) -> Vec<(u64, &str)> {
-    let mut out = Vec::new();
+/// Whitespace as `char::is_whitespace` has it, for ASCII bytes.
+fn is_ascii_space(b: u8) -> bool {
+    matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ')
+}
+
+/// Whitespace-separated tokens with their 1-based character column, into `out`.
+fn tokens_into<'a>(s: &'a str, out: &mut Vec<(u64, &'a str)>) {
+    out.clear();
+    if s.is_ascii() {
+        // Columns are byte positions.
+        let b = s.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            while i < b.len() && is_ascii_space(b[i]) {
+                i += 1;
+            }
+            let start = i;
+            while i < b.len() && !is_ascii_space(b[i]) {
+                i += 1;
+            }
+            if i > start {
+                out.push((start as u64 + 1, s.get(start..i).unwrap_or("")));
+            }
+        }
+        return;
+    }
     let mut start: Option<(usize, u64)> = None;
     let mut col = 0u64;
     for (i, c) in s.char_indices() {
@@ -157,11 +225,19 @@ fn tokens(s: &str) -> Vec<(u64, &str)> {
     if let Some((b, bc)) = start {
         out.push((bc, &s[b..]));
     }
+}
+
+#[cfg(test)]
+fn tokens(s: &str) -> Vec<(u64, &str)> {
+    let mut out = Vec::new();
+    tokens_into(s, &mut out);
     out
 }
 
 /// sysstat's banner: `Linux 5.15.0-1 (host) \t11/21/26 \t_x86_64_\t(8 CPU)`.
 fn banner(line: &str) -> Option<(Option<String>, String)> {
+    // Every banner has a `(`: most lines are told apart without more.
+    memchr::memchr(b'(', line.as_bytes())?;
     let t = line.trim();
     let first = t.split_whitespace().next()?;
     if !first.chars().next()?.is_ascii_alphabetic()
@@ -182,140 +258,182 @@ const CUT_LINE: &str =
 
 /// Digits after the decimal mark (`0.04` -> 2, `222.1k` -> 1, `7` -> 0).
 fn decimals(tok: &str) -> usize {
-    match tok.find(['.', ',']) {
-        Some(i) => tok[i + 1..].bytes().take_while(u8::is_ascii_digit).count(),
+    let b = tok.as_bytes();
+    match b.iter().position(|c| *c == b'.' || *c == b',') {
+        Some(i) => b.iter().skip(i + 1).take_while(|c| c.is_ascii_digit()).count(),
         None => 0,
     }
 }
 
 /// A device table header: column names and where the device name sits.
 #[derive(Debug, Clone)]
-struct Header {
+struct Header<'a> {
     /// Column names in order, the `Device` column included (as `None`).
-    cols: Vec<Option<(String, Column)>>,
+    cols: Vec<Option<(&'a str, Column)>>,
     device_last: bool,
 }
 
-fn device_header(toks: &[(u64, &str)]) -> Option<Header> {
-    let is_dev = |t: &str| t == "Device" || t == "Device:";
-    let first = toks.first()?.1;
-    let last = toks.last()?.1;
-    let device_last = if is_dev(first) {
-        false
-    } else if is_dev(last) {
-        true
-    } else {
-        return None;
-    };
-    if toks.len() < 2 {
-        return None;
+fn is_dev(t: &str) -> bool {
+    t == "Device" || t == "Device:"
+}
+
+/// Whether the tokens are a device table header: `Device` first or last, and more.
+fn is_device_header(toks: &[(u64, &str)]) -> bool {
+    match (toks.first(), toks.last()) {
+        (Some((_, first)), Some((_, last))) => (is_dev(first) || is_dev(last)) && toks.len() >= 2,
+        _ => false,
     }
-    let cols = toks
-        .iter()
-        .map(|(_, t)| (!is_dev(t)).then(|| ((*t).to_owned(), columns::classify(t))))
-        .collect();
-    Some(Header { cols, device_last })
+}
+
+impl<'a> Header<'a> {
+    fn of(toks: &[(u64, &'a str)]) -> Self {
+        let device_last = !toks.first().is_some_and(|(_, t)| is_dev(t));
+        let cols =
+            toks.iter().map(|(_, t)| (!is_dev(t)).then(|| (*t, columns::classify(t)))).collect();
+        Header { cols, device_last }
+    }
+
+    /// Whether these header tokens are this header's.
+    fn is(&self, toks: &[(u64, &str)]) -> bool {
+        self.cols.len() == toks.len()
+            && self.device_last != toks.first().is_some_and(|(_, t)| is_dev(t))
+            && self.cols.iter().zip(toks).all(|(c, (_, t))| match c {
+                Some((name, _)) => name == t,
+                None => is_dev(t),
+            })
+    }
 }
 
 #[derive(Debug)]
-enum Mode {
+enum Mode<'a> {
     Idle,
     /// After `avg-cpu:`: the column names of the values line to come.
-    Cpu(Vec<String>),
-    Rows(Header),
+    Cpu(Vec<&'a str>),
+    /// Device rows of `StreamParser::header`.
+    Rows,
 }
 
-struct StreamParser<'h> {
-    host: Option<&'h str>,
+struct StreamParser<'a> {
+    /// The pdsh host of the stream: the banner's host name does not replace it.
+    stream_host: bool,
+    run_host: Option<String>,
     order: DateOrder,
-    runs: Vec<Run>,
-    run: Run,
+    /// The report being read, and how many reports the current run has so far.
     report: Report,
+    run_reports: usize,
+    /// Runs with reports, and the most reports in one of them.
+    runs: usize,
+    max_run_reports: usize,
     /// Column names seen in the current report (a repeat starts the next report).
-    report_cols: Vec<String>,
-    mode: Mode,
+    report_cols: Vec<&'a str>,
+    mode: Mode<'a>,
+    /// The last device header (the rows' header in `Mode::Rows`).
+    header: Option<Header<'a>>,
+    /// The avg-cpu columns whose ignored names are recorded.
+    cpu_cols: Vec<&'a str>,
     banner_seen: bool,
     first_location: Option<Location>,
     version_set: bool,
     /// Decimals of the last value of the previous row of the current table: a last line
     /// without a line end is kept only when it ends the same way (not cut mid-number).
     prev_last_decimals: Option<usize>,
+    /// The tokens of the current line (kept for its allocation).
+    toks: Vec<(u64, &'a str)>,
 }
 
-impl<'h> StreamParser<'h> {
-    fn new(host: Option<&'h str>, order: DateOrder) -> Self {
-        let run = Run { host: host.map(str::to_owned), reports: Vec::new() };
+impl<'a> StreamParser<'a> {
+    fn new(host: Option<&str>, order: DateOrder) -> Self {
         Self {
-            host,
+            stream_host: host.is_some(),
+            run_host: host.map(str::to_owned),
             order,
-            runs: Vec::new(),
-            run,
             report: Report::default(),
+            run_reports: 0,
+            runs: 0,
+            max_run_reports: 0,
             report_cols: Vec::new(),
             mode: Mode::Idle,
+            header: None,
+            cpu_cols: Vec::new(),
             banner_seen: false,
             first_location: None,
             version_set: false,
             prev_last_decimals: None,
+            toks: Vec::new(),
         }
     }
 
-    fn close_report(&mut self, meta: &mut CaptureMeta) {
+    fn close_report(&mut self, meta: &mut CaptureMeta, asm: &mut Assembler) {
         if !self.version_set && !self.report_cols.is_empty() {
-            let names: Vec<&str> = self.report_cols.iter().map(String::as_str).collect();
-            meta.version = Some(columns::layout(&names));
+            meta.version = Some(columns::layout(&self.report_cols));
             self.version_set = true;
         }
-        let r = std::mem::take(&mut self.report);
         self.report_cols.clear();
-        if r.has_content() {
-            self.run.reports.push(r);
-        } else if r.time.is_some() {
-            // A timestamp with nothing after it yet: keep it for the next block.
-            self.report.time = r.time;
+        if self.report.has_content() {
+            if self.run_reports == 0 {
+                asm.begin_run(self.run_host.as_deref());
+            }
+            asm.report(meta, &self.report);
+            self.run_reports += 1;
+            self.report.clear();
         }
+        // Otherwise the report is empty but for, maybe, a timestamp with nothing after it
+        // yet: it is kept for the next block.
     }
 
-    fn close_run(&mut self, meta: &mut CaptureMeta) {
-        self.close_report(meta);
-        self.report = Report::default();
-        let host = self.run.host.clone();
-        let run = std::mem::replace(&mut self.run, Run { host, reports: Vec::new() });
-        if !run.reports.is_empty() {
-            self.runs.push(run);
+    fn close_run(&mut self, meta: &mut CaptureMeta, asm: &mut Assembler) {
+        self.close_report(meta, asm);
+        self.report.clear();
+        if self.run_reports > 0 {
+            asm.end_run(meta);
+            self.runs += 1;
+            self.max_run_reports = self.max_run_reports.max(self.run_reports);
         }
+        self.run_reports = 0;
     }
 
-    fn finish(&mut self, meta: &mut CaptureMeta) {
-        self.close_run(meta);
+    fn finish(&mut self, meta: &mut CaptureMeta, asm: &mut Assembler) {
+        self.close_run(meta, asm);
     }
 
-    fn line(&mut self, line: &Line<'_>, meta: &mut CaptureMeta) {
-        let text = line.text;
-        let t = text.trim();
+    fn line(&mut self, line: &Line<'a>, meta: &mut CaptureMeta, asm: &mut Assembler) {
+        let t = line.text.trim();
         if t.is_empty() {
             self.mode = Mode::Idle;
             return;
         }
-        let toks = tokens(text);
-        if let Mode::Cpu(cols) = &self.mode {
+        let mut toks = std::mem::take(&mut self.toks);
+        tokens_into(line.text, &mut toks);
+        self.tokens(line, t, &toks, meta, asm);
+        self.toks = toks;
+    }
+
+    fn tokens(
+        &mut self,
+        line: &Line<'a>,
+        t: &str,
+        toks: &[(u64, &'a str)],
+        meta: &mut CaptureMeta,
+        asm: &mut Assembler,
+    ) {
+        let text = line.text;
+        if let Mode::Cpu(cols) = &mut self.mode {
+            let cols = std::mem::take(cols);
+            self.mode = Mode::Idle;
             if toks.iter().all(|(_, v)| columns::parse_number(v).is_some()) {
-                let cols = cols.clone();
-                self.cpu_values(line, &cols, &toks, meta);
-                self.mode = Mode::Idle;
+                self.cpu_values(line, &cols, toks, meta);
                 return;
             }
-            self.mode = Mode::Idle;
         }
         if let Some((host, words)) = banner(text) {
-            if self.run.reports.iter().any(Report::has_content) || self.report.has_content() {
-                self.close_run(meta);
+            if self.run_reports > 0 || self.report.has_content() {
+                self.close_run(meta, asm);
             }
             self.banner_seen = true;
-            if self.host.is_none()
+            if !self.stream_host
                 && let Some(h) = host
             {
-                self.run.host = Some(h);
+                self.run_host = Some(h);
             }
             let note = format!("banner: {words}");
             if !meta.notes.contains(&note) {
@@ -325,27 +443,26 @@ impl<'h> StreamParser<'h> {
             return;
         }
         if let Some(stamp) = time::parse_timestamp(t, self.order) {
-            self.close_report(meta);
+            self.close_report(meta, asm);
             self.report.time = Some(stamp);
             self.mode = Mode::Idle;
             return;
         }
         if t.starts_with("avg-cpu:") {
-            if self.report.cpu_pct.is_some() || !self.report.devices.is_empty() {
-                self.close_report(meta);
+            if self.report.cpu_pct.is_some() || !self.report.devices().is_empty() {
+                self.close_report(meta, asm);
             }
             self.report.seen = true;
             self.first_location.get_or_insert_with(|| line.loc(1));
-            self.mode = Mode::Cpu(toks.iter().skip(1).map(|(_, v)| (*v).to_owned()).collect());
+            self.mode = Mode::Cpu(toks.iter().skip(1).map(|(_, v)| *v).collect());
             return;
         }
-        if let Some(h) = device_header(&toks) {
-            self.header(line, h, meta);
+        if is_device_header(toks) {
+            self.header(line, toks, meta, asm);
             return;
         }
-        if let Mode::Rows(h) = &self.mode {
-            let h = h.clone();
-            self.row(line, &h, &toks, meta);
+        if let (Mode::Rows, Some(h)) = (&self.mode, &self.header) {
+            row(h, &mut self.report, &mut self.prev_last_decimals, line, toks, meta);
             return;
         }
         if toks.iter().skip(1).all(|(_, v)| columns::parse_number(v).is_some()) {
@@ -358,14 +475,18 @@ impl<'h> StreamParser<'h> {
     fn cpu_values(
         &mut self,
         line: &Line<'_>,
-        cols: &[String],
+        cols: &[&'a str],
         toks: &[(u64, &str)],
         meta: &mut CaptureMeta,
     ) {
-        for c in cols {
-            if c != "%idle" {
-                meta.ignore(format!("avg-cpu {c}"));
+        // Recording an ignored name twice changes nothing: the same columns are skipped.
+        if self.cpu_cols != cols {
+            for c in cols {
+                if *c != "%idle" {
+                    meta.ignore(format!("avg-cpu {c}"));
+                }
             }
+            self.cpu_cols = cols.to_vec();
         }
         if line.cut
             && toks.first().map(|(_, t)| decimals(t)) != toks.last().map(|(_, t)| decimals(t))
@@ -373,7 +494,7 @@ impl<'h> StreamParser<'h> {
             meta.warn(CUT_LINE, Some(line.loc(1)));
             return;
         }
-        let Some(idx) = cols.iter().position(|c| c == "%idle") else {
+        let Some(idx) = cols.iter().position(|c| *c == "%idle") else {
             meta.warn("avg-cpu block without %idle: CPU not read", Some(line.loc(1)));
             return;
         };
@@ -395,90 +516,118 @@ impl<'h> StreamParser<'h> {
         }
     }
 
-    fn header(&mut self, line: &Line<'_>, h: Header, meta: &mut CaptureMeta) {
-        let names: Vec<&str> = h.cols.iter().flatten().map(|(n, _)| n.as_str()).collect();
-        if names.iter().any(|n| self.report_cols.iter().any(|c| c == n)) {
-            self.close_report(meta);
+    fn header(
+        &mut self,
+        line: &Line<'_>,
+        toks: &[(u64, &'a str)],
+        meta: &mut CaptureMeta,
+        asm: &mut Assembler,
+    ) {
+        // Most reports repeat the previous header: its columns are known, and what it
+        // recorded in `meta` (ignored names, the --pretty note) would change nothing.
+        let known = self.header.as_ref().is_some_and(|h| h.is(toks));
+        let h = match self.header.take() {
+            Some(h) if known => h,
+            _ => Header::of(toks),
+        };
+        if h.cols.iter().flatten().any(|(n, _)| self.report_cols.contains(n)) {
+            self.close_report(meta, asm);
         }
-        self.report_cols.extend(names.iter().map(|n| (*n).to_owned()));
+        self.report_cols.extend(h.cols.iter().flatten().map(|(n, _)| *n));
         self.report.seen = true;
         self.first_location.get_or_insert_with(|| line.loc(1));
-        for (name, col) in h.cols.iter().flatten() {
-            match col {
-                Column::Metric { .. } => {}
-                Column::Ignored => meta.ignore(name.clone()),
-                Column::Unknown => meta.ignore(format!("{name} (unknown column)")),
+        if !known {
+            for (name, col) in h.cols.iter().flatten() {
+                match col {
+                    Column::Metric { .. } => {}
+                    Column::Ignored => meta.ignore(*name),
+                    Column::Unknown => meta.ignore(format!("{name} (unknown column)")),
+                }
             }
-        }
-        if h.device_last {
-            let note = "--pretty layout: device name last; sub-tables merged per device";
-            if !meta.notes.iter().any(|n| n == note) {
-                meta.notes.push(note.to_owned());
-            }
-        }
-        self.prev_last_decimals = None;
-        self.mode = Mode::Rows(h);
-    }
-
-    fn row(&mut self, line: &Line<'_>, h: &Header, toks: &[(u64, &str)], meta: &mut CaptureMeta) {
-        let last_decimals = toks.last().map(|(_, t)| decimals(t));
-        let reference = self.prev_last_decimals.or_else(|| toks.get(1).map(|(_, t)| decimals(t)));
-        if line.cut && last_decimals != reference {
-            meta.warn(CUT_LINE, Some(line.loc(1)));
-            return;
-        }
-        let n = h.cols.len();
-        if toks.len() < n {
-            meta.warn(
-                "skipped a device line with fewer values than its header (cut short?)",
-                Some(line.loc(1)),
-            );
-            return;
-        }
-        // A device name with spaces (`-j LABEL`) takes the extra tokens.
-        let extra = toks.len() - n;
-        let (name_toks, value_toks) = if h.device_last {
-            let (v, d) = toks.split_at(n - 1);
-            (d, v)
-        } else {
-            let (d, v) = toks.split_at(extra + 1);
-            (d, v)
-        };
-        let name = name_toks.iter().map(|(_, t)| *t).collect::<Vec<_>>().join(" ");
-        let group = match (h.device_last, name_toks.first()) {
-            // `-g` groups print their name with a leading space.
-            (false, _) => line.text.starts_with(' '),
-            (true, Some((col, _))) => {
-                let before: Vec<char> =
-                    line.text.chars().take((*col as usize).saturating_sub(1)).collect();
-                before.len() >= 2 && before.iter().rev().take(2).all(|c| *c == ' ')
-            }
-            (true, None) => false,
-        };
-        if name.is_empty() {
-            return;
-        }
-        let value_cols = h.cols.iter().flatten();
-        let mut values = Vec::new();
-        for ((name_col, col), (c, tok)) in value_cols.zip(value_toks) {
-            let Some(num) = columns::parse_number(tok) else {
-                meta.warn(
-                    format!("skipped an unreadable value in column {name_col}"),
-                    Some(line.loc(*c)),
-                );
-                continue;
-            };
-            match columns::convert(*col, num) {
-                Ok(Some(v)) => values.push(v),
-                Ok(None) => {}
-                Err(why) => {
-                    meta.warn(format!("dropped {why} in column {name_col}"), Some(line.loc(*c)))
+            if h.device_last {
+                let note = "--pretty layout: device name last; sub-tables merged per device";
+                if !meta.notes.iter().any(|n| n == note) {
+                    meta.notes.push(note.to_owned());
                 }
             }
         }
-        self.prev_last_decimals = last_decimals;
-        self.report.device_mut(&name, group).values.extend(values);
+        self.prev_last_decimals = None;
+        self.header = Some(h);
+        self.mode = Mode::Rows;
     }
+}
+
+/// A device line of the table `h` into `report`.
+fn row(
+    h: &Header<'_>,
+    report: &mut Report,
+    prev_last_decimals: &mut Option<usize>,
+    line: &Line<'_>,
+    toks: &[(u64, &str)],
+    meta: &mut CaptureMeta,
+) {
+    let last_decimals = toks.last().map(|(_, t)| decimals(t));
+    let reference = prev_last_decimals.or_else(|| toks.get(1).map(|(_, t)| decimals(t)));
+    if line.cut && last_decimals != reference {
+        meta.warn(CUT_LINE, Some(line.loc(1)));
+        return;
+    }
+    let n = h.cols.len();
+    if toks.len() < n {
+        meta.warn(
+            "skipped a device line with fewer values than its header (cut short?)",
+            Some(line.loc(1)),
+        );
+        return;
+    }
+    // A device name with spaces (`-j LABEL`) takes the extra tokens.
+    let extra = toks.len() - n;
+    let (name_toks, value_toks) = if h.device_last {
+        let (v, d) = toks.split_at(n - 1);
+        (d, v)
+    } else {
+        let (d, v) = toks.split_at(extra + 1);
+        (d, v)
+    };
+    let joined;
+    let name = match name_toks {
+        [(_, one)] => *one,
+        _ => {
+            joined = name_toks.iter().map(|(_, t)| *t).collect::<Vec<_>>().join(" ");
+            joined.as_str()
+        }
+    };
+    let group = match (h.device_last, name_toks.first()) {
+        // `-g` groups print their name with a leading space.
+        (false, _) => line.text.starts_with(' '),
+        (true, Some((col, _))) => {
+            let before: Vec<char> =
+                line.text.chars().take((*col as usize).saturating_sub(1)).collect();
+            before.len() >= 2 && before.iter().rev().take(2).all(|c| *c == ' ')
+        }
+        (true, None) => false,
+    };
+    if name.is_empty() {
+        return;
+    }
+    let device = report.device_mut(name, group);
+    for ((name_col, col), (c, tok)) in h.cols.iter().flatten().zip(value_toks) {
+        let Some(num) = columns::parse_number(tok) else {
+            meta.warn(
+                format!("skipped an unreadable value in column {name_col}"),
+                Some(line.loc(*c)),
+            );
+            continue;
+        };
+        match columns::convert(*col, num) {
+            Ok(Some(v)) => device.values.push(v),
+            Ok(None) => {}
+            Err(why) => {
+                meta.warn(format!("dropped {why} in column {name_col}"), Some(line.loc(*c)))
+            }
+        }
+    }
+    *prev_last_decimals = last_decimals;
 }
 
 #[cfg(test)]

@@ -30,20 +30,30 @@ pub(crate) enum DateOrder {
 /// Decides the order of slash dates from every date-like string of a file: day-first when
 /// any first field exceeds 12 (en_GB and similar locales), month-first otherwise (C locale).
 pub(crate) fn detect_order<'a>(candidates: impl IntoIterator<Item = &'a str>) -> DateOrder {
-    for c in candidates {
-        for tok in c.split_whitespace() {
-            let mut parts = tok.split('/');
-            if let (Some(a), Some(b), Some(_), None) =
-                (parts.next(), parts.next(), parts.next(), parts.next())
-            {
-                let (a, b) = (a.parse::<u32>().unwrap_or(0), b.parse::<u32>().unwrap_or(0));
-                if a > 12 && b <= 12 {
-                    return DateOrder::DayFirst;
-                }
-            }
-        }
+    if candidates.into_iter().any(has_day_first_date) {
+        DateOrder::DayFirst
+    } else {
+        DateOrder::MonthFirst
     }
-    DateOrder::MonthFirst
+}
+
+/// Whether a string has a slash date whose first field exceeds 12 and second does not.
+pub(crate) fn has_day_first_date(s: &str) -> bool {
+    // Most lines of a capture have no slash at all.
+    if memchr::memchr(b'/', s.as_bytes()).is_none() {
+        return false;
+    }
+    s.split_whitespace().any(|tok| {
+        let mut parts = tok.split('/');
+        if let (Some(a), Some(b), Some(_), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        {
+            let (a, b) = (a.parse::<u32>().unwrap_or(0), b.parse::<u32>().unwrap_or(0));
+            a > 12 && b <= 12
+        } else {
+            false
+        }
+    })
 }
 
 fn year(y: &str) -> Option<i32> {
@@ -127,6 +137,11 @@ fn parse_offset(s: &str) -> Option<i32> {
 /// Parses a whole line (or JSON `timestamp`) as a report time. `None` when it is not one.
 pub(crate) fn parse_timestamp(s: &str, order: DateOrder) -> Option<Stamp> {
     let s = s.trim();
+    // Every form starts with a digit (of the date, or of the epoch seconds): a device line
+    // is told apart at its first byte.
+    if !s.as_bytes().first().is_some_and(u8::is_ascii_digit) {
+        return None;
+    }
     // -U: seconds since the epoch.
     if all_digits(s) && (9..=11).contains(&s.len()) {
         let secs: i64 = s.parse().ok()?;
