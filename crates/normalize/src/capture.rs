@@ -60,7 +60,14 @@ impl FileBytes {
     fn open(path: &Path) -> std::io::Result<Self> {
         let f = std::fs::File::open(path)?;
         let regular = f.metadata().is_ok_and(|m| m.is_file() && m.len() > 0);
-        if regular && let Ok(map) = polars::polars_utils::mmap::MMapSemaphore::new_from_file(&f) {
+        // Populated: the kernel reads the pages in ahead, in one go, rather than one fault
+        // per page as the text is first scanned.
+        let mut options = memmap2::MmapOptions::new();
+        options.populate();
+        if regular
+            && let Ok(map) =
+                polars::polars_utils::mmap::MMapSemaphore::new_from_file_with_options(&f, options)
+        {
             return Ok(Self::Mapped(map));
         }
         let mut bytes = Vec::new();
