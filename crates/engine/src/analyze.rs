@@ -1,10 +1,10 @@
 //! `advisor analyze`: read captures, tie them to the topology, run the rules, and gather
 //! what a report shows.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::time::Instant;
 
 use advisor_model::{
     Analysis, CapLine, ChartSeries, Direction, Finding, InputSummary, Metric, MetricSummary,
@@ -155,21 +155,55 @@ pub fn analyze_captures(
     registry: &Registry,
     options: &Options,
 ) -> Analysis {
+    analyze_captures_timed(captures, topology, registry, options).0
+}
+
+/// Seconds spent in each part of [`analyze_captures`]: what the benchmark reports.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Timings {
+    /// Tying targets to the topology (with the busy test: each target's p95 IOPS).
+    pub context_s: f64,
+    /// Evaluating the rules.
+    pub rules_s: f64,
+    /// Per-target percentiles of every metric.
+    pub summaries_s: f64,
+    /// Chart series and percentile curves.
+    pub charts_s: f64,
+}
+
+/// [`analyze_captures`], timing its parts.
+pub fn analyze_captures_timed(
+    captures: &[Capture],
+    topology: Option<&Topology>,
+    registry: &Registry,
+    options: &Options,
+) -> (Analysis, Timings) {
+    let mut timings = Timings::default();
+    let t = Instant::now();
     let busy_iops = options.busy_iops.unwrap_or(BUSY_IOPS);
     let ctx = EngineContext::new(captures, topology, busy_iops);
+    timings.context_s = t.elapsed().as_secs_f64();
+    let t = Instant::now();
     let rules: Vec<_> = registry
         .rules()
         .filter(|r| options.only.is_empty() || options.only.contains(&r.id))
         .collect();
     let outcome = advisor_rules::evaluate(rules, &ctx);
+    timings.rules_s = t.elapsed().as_secs_f64();
 
     let mut warnings: Vec<String> = Vec::new();
     if let Some(t) = topology {
         warnings.extend(t.warnings.iter().map(ToString::to_string));
         warnings.extend(ctx.matching.warnings.iter().map(ToString::to_string));
     }
+    let t = Instant::now();
     let charts = charts(&ctx, options.chart_points.unwrap_or(CHART_POINTS));
-    Analysis {
+    let curves = curves(captures);
+    timings.charts_s = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let targets = target_summaries(&ctx);
+    timings.summaries_s = t.elapsed().as_secs_f64();
+    let analysis = Analysis {
         schema: REPORT_SCHEMA.to_owned(),
         tool: ToolInfo {
             name: "advisor".to_owned(),
@@ -178,12 +212,13 @@ pub fn analyze_captures(
         inputs: captures.iter().map(input_summary).collect(),
         findings: outcome.findings,
         not_evaluated: outcome.not_evaluated,
-        targets: target_summaries(&ctx),
+        targets,
         vm: ctx.vm.as_ref().map(|v| v.limits.size.clone()),
         warnings,
         charts,
-        curves: curves(captures),
-    }
+        curves,
+    };
+    (analysis, timings)
 }
 
 fn fmt_time(ms: i64) -> String {
@@ -234,7 +269,6 @@ struct EngineContext<'a> {
     matched: Vec<Option<String>>,
     /// Per entry of `targets`: the disk it stands for (index into `disks`).
     disk_of: Vec<Option<usize>>,
-    cache: Mutex<HashMap<(TargetId, Metric), Option<Arc<Series>>>>,
 }
 
 /// The order in which a disk's targets are preferred: the physical disk first.
@@ -323,7 +357,6 @@ impl<'a> EngineContext<'a> {
             matched: vec![None; targets.len()],
             disk_of: vec![None; targets.len()],
             targets,
-            cache: Mutex::new(HashMap::new()),
         };
         if let Some(t) = topology {
             ctx.tie(t, &busy);
@@ -461,21 +494,14 @@ impl Context for EngineContext<'_> {
     fn host(&self) -> Option<TargetId> {
         self.host
     }
+    /// Not cached here: the evaluator keeps the series the rules read (in its own units)
+    /// for as long as the rules run, and a second copy for the whole analysis would cost
+    /// memory on a day of samples.
     fn series(&self, target: TargetId, metric: Metric) -> Option<Arc<Series>> {
-        if let Ok(cache) = self.cache.lock()
-            && let Some(s) = cache.get(&(target, metric))
-        {
-            return s.clone();
-        }
-        let s = self
-            .capture(target)
+        self.capture(target)
             .map(|c| c.series(target.target, metric))
             .filter(|s| !s.is_empty())
-            .map(Arc::new);
-        if let Ok(mut cache) = self.cache.lock() {
-            cache.insert((target, metric), s.clone());
-        }
-        s
+            .map(Arc::new)
     }
     fn source_percentile(&self, target: TargetId, direction: Direction, pct: f64) -> Option<f64> {
         let c = self.capture(target)?;

@@ -6,8 +6,8 @@ mod inspect;
 
 pub use advisor_normalize::{Capture, ErrorKind, IngestError, read_bytes, read_path};
 pub use analyze::{
-    BUSY_IOPS, CHART_POINTS, EngineError, Input, Options, analyze, analyze_captures, findings_of,
-    load_rules, not_evaluated_of, reduce_points,
+    BUSY_IOPS, CHART_POINTS, EngineError, Input, Options, Timings, analyze, analyze_captures,
+    analyze_captures_timed, findings_of, load_rules, not_evaluated_of, reduce_points,
 };
 pub use inspect::{
     Inspection, MetricStats, TargetInspection, inspect_bytes, inspect_capture, inspect_path,

@@ -250,8 +250,10 @@ pub(crate) fn bench(a: &BenchArgs) -> Result<()> {
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         a.reps
     ));
-    md.push_str("| case | file MB | end to end s | MB/s | read s | reader MB/s | setup s | analysis s (share) | render s | peak RSS MB | RSS / file | polars floor s | floor RSS MB | ratio to floor |\n");
-    md.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    md.push_str("| case | file MB | end to end s | MB/s | read s | reader MB/s | setup s | analysis s (share) | rules s (share) | summaries s | charts s | render s | peak RSS MB | RSS / file | polars floor s | floor RSS MB | ratio to floor |\n");
+    md.push_str(
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
     for (c, o, f) in &rows {
         let bytes = num(o, "bytes");
         let wall = num(o, "wall_s");
@@ -267,7 +269,7 @@ pub(crate) fn bench(a: &BenchArgs) -> Result<()> {
             None => ("".into(), "".into(), "".into()),
         };
         md.push_str(&format!(
-            "| {} | {:.0} | {:.2} | {:.0} | {:.3} | {:.0} | {:.3} | {:.3} ({:.1}%) | {:.3} | {:.0} | {:.2} | {fs} | {frss} | {ratio} |\n",
+            "| {} | {:.0} | {:.2} | {:.0} | {:.3} | {:.0} | {:.3} | {:.3} ({:.1}%) | {:.3} ({:.1}%) | {:.3} | {:.3} | {:.3} | {:.0} | {:.2} | {fs} | {frss} | {ratio} |\n",
             c.name,
             mb(bytes),
             wall,
@@ -277,6 +279,10 @@ pub(crate) fn bench(a: &BenchArgs) -> Result<()> {
             num(o, "setup_s"),
             analysis,
             100.0 * analysis / wall,
+            num(o, "rules_s"),
+            100.0 * num(o, "rules_s") / wall,
+            num(o, "summaries_s"),
+            num(o, "charts_s"),
             num(o, "render_s"),
             mb(rss),
             rss / bytes,
@@ -294,7 +300,7 @@ pub(crate) fn bench(a: &BenchArgs) -> Result<()> {
 /// `xtask case FILE [--topology T]`: what `advisor analyze FILE` does (read, load the
 /// rules, analyze, render Markdown), each phase timed; prints one JSON line.
 pub(crate) fn case(file: &Path, topology: Option<&Path>, started: Instant) -> Result<()> {
-    use advisor_engine::{Options, analyze_captures, load_rules, read_path};
+    use advisor_engine::{Options, analyze_captures_timed, load_rules, read_path};
     let bytes = std::fs::metadata(file)?.len();
     let t = Instant::now();
     let capture = read_path(file).map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -311,7 +317,7 @@ pub(crate) fn case(file: &Path, topology: Option<&Path>, started: Instant) -> Re
     let setup_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
     let captures = [capture];
-    let analysis = analyze_captures(&captures, topo.as_ref(), &registry, &options);
+    let (analysis, timings) = analyze_captures_timed(&captures, topo.as_ref(), &registry, &options);
     let analysis_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
     let renderer = advisor_report::Renderer::new()?;
@@ -342,6 +348,8 @@ pub(crate) fn case(file: &Path, topology: Option<&Path>, started: Instant) -> Re
         json!({
             "bytes": bytes, "rows": rows, "read_s": read_s, "setup_s": setup_s,
             "analysis_s": analysis_s, "render_s": render_s,
+            "context_s": timings.context_s, "rules_s": timings.rules_s,
+            "summaries_s": timings.summaries_s, "charts_s": timings.charts_s,
             "total_s": total_s, "hwm_kib": hwm_kib, "extra_s": extra_s,
             "findings": analysis.findings.len(), "report_bytes": report.len()
         })

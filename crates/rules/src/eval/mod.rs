@@ -17,7 +17,8 @@ mod context;
 mod format;
 mod value;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
 
 use advisor_model::{Direction, Finding, Metric, NotEvaluated, TargetKind, Unit};
 
@@ -67,6 +68,7 @@ pub fn evaluate<'r>(
     let rules: Vec<&CheckedRule> = rules.into_iter().collect();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8);
     let chunk = rules.len().div_ceil(threads).max(1);
+    let cache = &SeriesCache::default();
     let parts: Vec<Outcome> = std::thread::scope(|s| {
         let handles: Vec<_> = rules
             .chunks(chunk)
@@ -74,7 +76,7 @@ pub fn evaluate<'r>(
                 s.spawn(move || {
                     let mut o = Outcome::default();
                     for r in c {
-                        let one = evaluate_rule(r, ctx);
+                        let one = evaluate_rule_with(r, ctx, cache);
                         o.findings.extend(one.findings);
                         o.not_evaluated.extend(one.not_evaluated);
                     }
@@ -149,8 +151,19 @@ fn severity(s: Severity) -> advisor_model::Severity {
     }
 }
 
+/// The series rules have read, in stored units and finite, by target and metric: shared by
+/// every rule of one [`evaluate`] (`None`: the context has no such series).
+type StoredSeries = Option<Arc<Vec<(Option<i64>, f64)>>>;
+
+#[derive(Default)]
+struct SeriesCache(Mutex<HashMap<(TargetId, Metric), StoredSeries>>);
+
 /// Evaluates one rule for every subject of its scope.
 pub fn evaluate_rule(rule: &CheckedRule, ctx: &dyn Context) -> Outcome {
+    evaluate_rule_with(rule, ctx, &SeriesCache::default())
+}
+
+fn evaluate_rule_with(rule: &CheckedRule, ctx: &dyn Context, cache: &SeriesCache) -> Outcome {
     let mut out = Outcome::default();
     let subs = match subjects(rule.scope, ctx) {
         Ok(s) => s,
@@ -165,7 +178,7 @@ pub fn evaluate_rule(rule: &CheckedRule, ctx: &dyn Context) -> Outcome {
     };
     let mut skipped: Vec<(String, String)> = Vec::new();
     for sub in &subs {
-        let mut env = Env::new(rule, ctx, *sub);
+        let mut env = Env::new(rule, ctx, *sub, cache);
         let name = env.subject_name();
         match env.eval(&rule.when) {
             Ok(V::Bool(true)) => out.findings.push(env.finding(name)),
@@ -200,6 +213,7 @@ pub fn evaluate_rule(rule: &CheckedRule, ctx: &dyn Context) -> Outcome {
 struct Env<'a> {
     rule: &'a CheckedRule,
     ctx: &'a dyn Context,
+    cache: &'a SeriesCache,
     scope: Option<Elem>,
     overs: Vec<Elem>,
     lets: Vec<Option<R<V>>>,
@@ -210,10 +224,16 @@ struct Env<'a> {
 }
 
 impl<'a> Env<'a> {
-    fn new(rule: &'a CheckedRule, ctx: &'a dyn Context, scope: Option<Elem>) -> Self {
+    fn new(
+        rule: &'a CheckedRule,
+        ctx: &'a dyn Context,
+        scope: Option<Elem>,
+        cache: &'a SeriesCache,
+    ) -> Self {
         Env {
             rule,
             ctx,
+            cache,
             scope,
             overs: Vec::new(),
             lets: vec![None; rule.lets.len()],
@@ -726,17 +746,36 @@ impl<'a> Env<'a> {
     }
 
     fn target_series(&mut self, t: TargetId, m: Metric, name: &str) -> R<V> {
-        let Some(raw) = self.ctx.series(t, m) else {
+        let Some(pts) = self.stored_series(t, m) else {
             let (what, how) = metric_help(m);
             return missing(format!("needs {what} for {name} ({how})"));
         };
-        let u = m.unit();
-        let mut pts: Vec<(Option<i64>, f64)> = Vec::with_capacity(raw.len());
-        pts.extend(raw.iter().filter(|(_, v)| v.is_finite()).map(|(t, v)| (*t, to_stored(u, *v))));
         if pts.is_empty() {
             return missing(format!("no samples of {} for {name}", m.name()));
         }
         Ok(V::Nums(S { pts, interval: self.ctx.interval_s(t) }))
+    }
+
+    /// A target's series in stored units, finite points only: converted once per
+    /// [`evaluate`], then shared.
+    fn stored_series(&self, t: TargetId, m: Metric) -> StoredSeries {
+        if let Ok(cache) = self.cache.0.lock()
+            && let Some(s) = cache.get(&(t, m))
+        {
+            return s.clone();
+        }
+        let stored = self.ctx.series(t, m).map(|raw| {
+            let u = m.unit();
+            let mut pts: Vec<(Option<i64>, f64)> = Vec::with_capacity(raw.len());
+            pts.extend(
+                raw.iter().filter(|(_, v)| v.is_finite()).map(|(t, v)| (*t, to_stored(u, *v))),
+            );
+            Arc::new(pts)
+        });
+        if let Ok(mut cache) = self.cache.0.lock() {
+            cache.insert((t, m), stored.clone());
+        }
+        stored
     }
 
     // ---- operators ----------------------------------------------------------------------

@@ -1,5 +1,7 @@
 //! Runtime values: scalars and series, time alignment, and the reductions.
 
+use std::sync::Arc;
+
 use crate::types::{CacheMode, Role};
 
 /// Why a value could not be computed: what to provide.
@@ -23,16 +25,19 @@ pub(crate) enum Elem {
     Target(usize),
 }
 
-/// A series: time-ordered points, and the sampling interval when known.
+/// A series: time-ordered points, and the sampling interval when known. The points are
+/// shared: a capture's series is read by many rules, and copying a day of samples for each
+/// cost more than evaluating them.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct S<T> {
-    pub(crate) pts: Vec<(Option<i64>, T)>,
+    pub(crate) pts: Arc<Vec<(Option<i64>, T)>>,
     pub(crate) interval: Option<f64>,
 }
 
 impl<T: Copy> S<T> {
     pub(crate) fn map<U>(&self, f: impl Fn(T) -> U) -> S<U> {
-        S { pts: self.pts.iter().map(|(t, v)| (*t, f(*v))).collect(), interval: self.interval }
+        let pts = self.pts.iter().map(|(t, v)| (*t, f(*v))).collect();
+        S { pts: Arc::new(pts), interval: self.interval }
     }
 
     /// Inner join on time: the points both have, in time order.
@@ -51,7 +56,7 @@ impl<T: Copy> S<T> {
                 }
             }
         }
-        S { pts: out, interval: self.interval.or(other.interval) }
+        S { pts: Arc::new(out), interval: self.interval.or(other.interval) }
     }
 
     /// Seconds between samples: as given, else the median gap of the timestamps.
@@ -70,15 +75,19 @@ impl<T: Copy> S<T> {
         if gaps.is_empty() {
             return None;
         }
-        gaps.sort_unstable();
-        Some(gaps[gaps.len() / 2] as f64 / 1000.0)
+        // The median: a selection (linear), the sort's middle element.
+        let mid = gaps.len() / 2;
+        let (_, m, _) = gaps.select_nth_unstable(mid);
+        Some(*m as f64 / 1000.0)
     }
 }
 
 impl S<f64> {
     /// Drops points that are not finite (a division by zero at one sample).
     pub(crate) fn finite(mut self) -> S<f64> {
-        self.pts.retain(|(_, v)| v.is_finite());
+        if self.pts.iter().any(|(_, v)| !v.is_finite()) {
+            Arc::make_mut(&mut self.pts).retain(|(_, v)| v.is_finite());
+        }
         self
     }
 }
@@ -124,7 +133,7 @@ pub(crate) fn longest_run_s(s: &S<bool>, interval: f64) -> f64 {
     let mut best = 0usize;
     let mut run = 0usize;
     let mut last: Option<i64> = None;
-    for (t, b) in &s.pts {
+    for (t, b) in s.pts.iter() {
         let gap = match (last, t) {
             (Some(a), Some(b)) => (*b - a) as f64 / 1000.0 > interval * 1.5,
             _ => false,
@@ -145,7 +154,7 @@ mod tests {
     use super::*;
 
     fn s(pts: &[(i64, f64)]) -> S<f64> {
-        S { pts: pts.iter().map(|(t, v)| (Some(*t), *v)).collect(), interval: None }
+        S { pts: Arc::new(pts.iter().map(|(t, v)| (Some(*t), *v)).collect()), interval: None }
     }
 
     #[test]
@@ -153,14 +162,14 @@ mod tests {
         let a = s(&[(0, 1.0), (1000, 2.0), (2000, 3.0)]);
         let b = s(&[(1000, 10.0), (2000, 20.0), (3000, 30.0)]);
         let c = a.join(&b, |x, y| x + y);
-        assert_eq!(c.pts, vec![(Some(1000), 12.0), (Some(2000), 23.0)]);
+        assert_eq!(*c.pts, vec![(Some(1000), 12.0), (Some(2000), 23.0)]);
         assert_eq!(c.interval_s(), Some(1.0));
     }
 
     #[test]
     fn runs_break_on_false_and_on_gaps() {
         let b = S {
-            pts: vec![
+            pts: Arc::new(vec![
                 (Some(0), true),
                 (Some(1000), true),
                 (Some(2000), false),
@@ -168,7 +177,7 @@ mod tests {
                 (Some(4000), true),
                 (Some(5000), true),
                 (Some(9000), true),
-            ],
+            ]),
             interval: Some(1.0),
         };
         assert!((longest_run_s(&b, 1.0) - 3.0).abs() < 1e-9);
