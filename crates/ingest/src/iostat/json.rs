@@ -4,16 +4,22 @@
 //! A document cut short (iostat killed mid-write) keeps its complete `statistics` entries:
 //! the text is trimmed after the last complete entry and the open brackets are closed.
 
-use advisor_model::{CaptureMeta, Format, Location, RawCapture};
+use advisor_model::{CaptureMeta, Format, Location, RawCapture, Warning};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::columns::{self, Column, Number};
 use super::time;
-use super::{Assembler, DevRow, Report, Run};
+use super::{Assembler, DevRow, Report, Run, json_stream};
 use crate::IngestError;
 
 pub(crate) fn read(file: &str, text: &str) -> Result<RawCapture, IngestError> {
+    read_with(file, text, true)
+}
+
+/// Reads a document; `stream` tries [`json_stream`] first (the general reader only reads
+/// what it gives up on).
+fn read_with(file: &str, text: &str, stream: bool) -> Result<RawCapture, IngestError> {
     let mut meta = CaptureMeta::new(Format::IostatJson);
     if text.trim().is_empty() {
         return Err(IngestError::new(file, None, crate::ErrorKind::Empty));
@@ -37,6 +43,36 @@ pub(crate) fn read(file: &str, text: &str) -> Result<RawCapture, IngestError> {
         meta.warn("ignored text before the JSON document", Some(Location::line(1, 1)));
     }
     let body = &text[start..];
+    if stream {
+        match json_stream::read(body, &meta) {
+            Ok(s) => {
+                // Where the general reader notes text after the document: before the
+                // warnings of the walk.
+                let at = meta.warnings.len();
+                return finish_stream(file, s, |l, c| (at, relocate(l, c)));
+            }
+            // Both readers parse the same text the same way: the general one would stop at
+            // the same end.
+            Err(e) if e.is_eof() => {
+                let at = relocate(e.line(), e.column());
+                let Some(repaired) = repair(body) else {
+                    return Err(cut_short(file, at));
+                };
+                meta.warn(CUT_SHORT, Some(at.clone()));
+                if let Ok(mut s) = json_stream::read(&repaired, &meta) {
+                    // Nothing follows the repaired document.
+                    s.trailing = None;
+                    return finish_stream(file, s, |l, c| (0, relocate(l, c)));
+                }
+                let Ok(root) = serde_json::from_str::<Value>(&repaired) else {
+                    return Err(cut_short(file, at));
+                };
+                let (runs, first_location) = walk(file, &root, &mut meta)?;
+                return assemble(file, meta, &runs, first_location);
+            }
+            Err(_) => {}
+        }
+    }
     let root = match parse_first(body) {
         Ok((v, trailing)) => {
             if let Some(e) = trailing {
@@ -48,21 +84,10 @@ pub(crate) fn read(file: &str, text: &str) -> Result<RawCapture, IngestError> {
             let at = relocate(e.line(), e.column());
             match recover_truncated(body) {
                 Some(v) => {
-                    meta.warn(
-                        "the JSON document is cut short (capture killed?): kept the complete \
-                         statistics entries before the cut",
-                        Some(at),
-                    );
+                    meta.warn(CUT_SHORT, Some(at));
                     v
                 }
-                None => {
-                    return Err(IngestError::invalid(
-                        file,
-                        Some(at),
-                        "the JSON document is cut short before its first complete \
-                         statistics entry",
-                    ));
-                }
+                None => return Err(cut_short(file, at)),
             }
         }
         Err(e) => {
@@ -74,8 +99,28 @@ pub(crate) fn read(file: &str, text: &str) -> Result<RawCapture, IngestError> {
         }
     };
     let (runs, first_location) = walk(file, &root, &mut meta)?;
+    assemble(file, meta, &runs, first_location)
+}
+
+const CUT_SHORT: &str = "the JSON document is cut short (capture killed?): kept the complete \
+                         statistics entries before the cut";
+
+fn cut_short(file: &str, at: Location) -> IngestError {
+    IngestError::invalid(
+        file,
+        Some(at),
+        "the JSON document is cut short before its first complete statistics entry",
+    )
+}
+
+fn assemble(
+    file: &str,
+    mut meta: CaptureMeta,
+    runs: &[Run],
+    first_location: Option<Location>,
+) -> Result<RawCapture, IngestError> {
     let mut asm = Assembler::default();
-    for run in &runs {
+    for run in runs {
         asm.begin_run(run.host.as_deref());
         for r in &run.reports {
             asm.report(&mut meta, r);
@@ -83,6 +128,22 @@ pub(crate) fn read(file: &str, text: &str) -> Result<RawCapture, IngestError> {
         asm.end_run(&mut meta);
     }
     asm.finish(file, meta, first_location)
+}
+
+/// The capture from [`json_stream::read`]; `trailing` gives, from where text after the
+/// document starts, the position of the general reader's warning about it and its location.
+fn finish_stream(
+    file: &str,
+    s: json_stream::Streamed,
+    trailing: impl Fn(usize, usize) -> (usize, Location),
+) -> Result<RawCapture, IngestError> {
+    let mut meta = s.meta;
+    if let Some((line, column)) = s.trailing {
+        let (at, loc) = trailing(line, column);
+        let w = Warning::new("ignored text after the JSON document", Some(loc));
+        meta.warnings.insert(at.min(meta.warnings.len()), w);
+    }
+    s.asm.finish(file, meta, s.first_location)
 }
 
 /// 1-based line and character column of a byte offset.
@@ -110,6 +171,12 @@ fn parse_first(body: &str) -> Result<(Value, Option<(usize, usize)>), serde_json
 
 /// Trims a cut document after its last complete `statistics` entry and closes what is open.
 fn recover_truncated(body: &str) -> Option<Value> {
+    serde_json::from_str(&repair(body)?).ok()
+}
+
+/// The text of a cut document up to its last complete `statistics` entry, with what is
+/// open closed.
+fn repair(body: &str) -> Option<String> {
     #[derive(Clone, Copy, PartialEq)]
     enum Open {
         Object,
@@ -166,11 +233,11 @@ fn recover_truncated(body: &str) -> Option<Value> {
     for o in open.iter().rev() {
         repaired.push(if *o == Open::Object { '}' } else { ']' });
     }
-    serde_json::from_str(&repaired).ok()
+    Some(repaired)
 }
 
 /// `base.key`, or `base["key"]` for keys that are not identifiers (`r/s`, `avg-cpu`).
-fn key_path(base: &str, key: &str) -> String {
+pub(super) fn key_path(base: &str, key: &str) -> String {
     let ident = key.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     if ident { format!("{base}.{key}") } else { format!("{base}[{key:?}]") }
@@ -417,5 +484,218 @@ mod tests {
     fn line_col_counts_chars() {
         assert_eq!(line_col("ab\ncé{", 6), (2, 3));
         assert_eq!(line_col("{", 0), (1, 1));
+    }
+
+    /// Both readers on the same text: results compared through `Debug` (errors included).
+    fn both(text: &str) -> (String, String) {
+        let stream = format!("{:?}", read_with("f.json", text, true));
+        let general = format!("{:?}", read_with("f.json", text, false));
+        (stream, general)
+    }
+
+    /// Whether the stream reader reads the text (without the general reader's help).
+    fn streamed(text: &str) -> bool {
+        let body = text.find('{').map(|i| &text[i..]).unwrap_or("");
+        json_stream::read(body, &CaptureMeta::new(Format::IostatJson)).is_ok()
+    }
+
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            // xorshift64*
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n.max(1) as u64) as usize
+        }
+        fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
+            from[self.below(from.len())]
+        }
+        fn chance(&mut self, percent: usize) -> bool {
+            self.below(100) < percent
+        }
+    }
+
+    fn object(pairs: &[(String, String)]) -> String {
+        let body: Vec<String> = pairs.iter().map(|(k, v)| format!("{k:?}: {v}")).collect();
+        format!("{{{}}}", body.join(", "))
+    }
+
+    /// Reorders, duplicates or drops a pair now and then: shapes sysstat does not write.
+    fn shuffle(rng: &mut Rng, pairs: &mut Vec<(String, String)>, percent: usize) {
+        if pairs.len() > 1 && rng.chance(percent) {
+            let (a, b) = (rng.below(pairs.len()), rng.below(pairs.len()));
+            pairs.swap(a, b);
+        }
+        if !pairs.is_empty() && rng.chance(3) {
+            let p = pairs[rng.below(pairs.len())].clone();
+            pairs.push(p);
+        }
+        if !pairs.is_empty() && rng.chance(3) {
+            pairs.remove(rng.below(pairs.len()));
+        }
+    }
+
+    /// An iostat JSON document, mostly as sysstat writes it, with odd values in places.
+    fn document(rng: &mut Rng) -> String {
+        let numbers = ["0.00", "12.5", "100", "-1.5", "1e13", "7", "0", "99.99"];
+        let odd = ["null", "\"x\"", "true", "[]", "{}", "[1, {\"a\": 2}]", "\"12\""];
+        let stamps = [
+            "\"11/21/26 10:00:00\"",
+            "\"21/11/26 10:00:00\"",
+            "\"2026-11-21T10:00:00+0530\"",
+            "\"2026-11-21T10:00:00-0700\"",
+            "\"1606829600\"",
+            "\"11/05/2026 01:30:00 PM\"",
+            "\"garbage\"",
+            "3",
+        ];
+        let keys = [
+            "r/s",
+            "w/s",
+            "rkB/s",
+            "wkB/s",
+            "rrqm/s",
+            "r_await",
+            "w_await",
+            "aqu-sz",
+            "util",
+            "rareq-sz",
+            "f/s",
+            "bogus",
+            "tps",
+            "kB_read/s",
+            "avgrq-sz",
+            "rkB",
+        ];
+        let devices =
+            ["\"sda\"", "\"sda1\"", "\"nvme0n1\"", "\" data\"", "\"  \"", "4", "\"dm-0\""];
+        let mut hosts = Vec::new();
+        for h in 0..1 + rng.below(2) {
+            let mut host = Vec::new();
+            if rng.chance(90) {
+                let name = if rng.chance(90) { format!("\"vm{h}\"") } else { "1".to_owned() };
+                host.push(("nodename".to_owned(), name));
+            }
+            host.push(("sysname".to_owned(), "\"Linux\"".to_owned()));
+            if rng.chance(90) {
+                let date = rng.pick(&["\"11/21/26\"", "\"21/11/26\"", "\"2026-11-21\"", "null"]);
+                host.push(("date".to_owned(), date.to_owned()));
+            }
+            let mut stats = Vec::new();
+            for _ in 0..rng.below(4) {
+                let mut stat = Vec::new();
+                if rng.chance(85) {
+                    stat.push(("timestamp".to_owned(), rng.pick(&stamps).to_owned()));
+                }
+                if rng.chance(80) {
+                    let mut cpu = vec![
+                        ("user".to_owned(), rng.pick(&numbers).to_owned()),
+                        ("system".to_owned(), rng.pick(&numbers).to_owned()),
+                    ];
+                    if rng.chance(85) {
+                        let idle = if rng.chance(85) { rng.pick(&numbers) } else { rng.pick(&odd) };
+                        cpu.push(("idle".to_owned(), idle.to_owned()));
+                    }
+                    shuffle(rng, &mut cpu, 4);
+                    stat.push(("avg-cpu".to_owned(), object(&cpu)));
+                }
+                if rng.chance(90) {
+                    let mut disks = Vec::new();
+                    // The same keys for every disk of a report, mostly (the stream reader
+                    // reuses what it learned of the last disk's keys).
+                    let n_keys = 1 + rng.below(6);
+                    let chosen: Vec<&str> = (0..n_keys).map(|_| rng.pick(&keys)).collect();
+                    for _ in 0..rng.below(4) {
+                        let mut disk = Vec::new();
+                        if rng.chance(92) {
+                            disk.push(("disk_device".to_owned(), rng.pick(&devices).to_owned()));
+                        }
+                        for k in &chosen {
+                            let v =
+                                if rng.chance(90) { rng.pick(&numbers) } else { rng.pick(&odd) };
+                            disk.push(((*k).to_owned(), v.to_owned()));
+                        }
+                        shuffle(rng, &mut disk, 4);
+                        disks.push(if rng.chance(97) { object(&disk) } else { "7".to_owned() });
+                    }
+                    let list = if rng.chance(97) {
+                        format!("[{}]", disks.join(", "))
+                    } else {
+                        "{}".to_owned()
+                    };
+                    stat.push(("disk".to_owned(), list));
+                }
+                shuffle(rng, &mut stat, 15);
+                stats.push(if rng.chance(97) { object(&stat) } else { "[]".to_owned() });
+            }
+            if rng.chance(95) {
+                host.push(("statistics".to_owned(), format!("[\n{}\n]", stats.join(",\n"))));
+            }
+            shuffle(rng, &mut host, 30);
+            hosts.push(object(&host));
+        }
+        let mut sysstat = vec![("hosts".to_owned(), format!("[{}]", hosts.join(", ")))];
+        shuffle(rng, &mut sysstat, 4);
+        let mut doc = object(&[("sysstat".to_owned(), object(&sysstat))]);
+        if rng.chance(5) {
+            doc = format!("junk before\n{doc}");
+        }
+        if rng.chance(5) {
+            doc.push_str("\n trailing junk");
+        }
+        if rng.chance(15) {
+            // Cut short, as a killed iostat leaves it.
+            let mut cut = rng.below(doc.len());
+            while !doc.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            doc.truncate(cut);
+        }
+        doc
+    }
+
+    #[test]
+    fn stream_reader_reads_the_fixtures() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures/captures/iostat-json");
+        let mut n = 0;
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.extension().is_none_or(|e| e != "json") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            let (stream, general) = both(&text);
+            assert_eq!(stream, general, "{}", path.display());
+            let cut = path.to_string_lossy().contains("truncated");
+            assert!(cut || streamed(&text), "{} not streamed", path.display());
+            // Every cut of the file, as the general reader reads it.
+            for end in (0..text.len()).step_by(97).filter(|e| text.is_char_boundary(*e)) {
+                let (stream, general) = both(&text[..end]);
+                assert_eq!(stream, general, "{} cut at {end}", path.display());
+            }
+            n += 1;
+        }
+        assert!(n >= 5, "fixtures not found");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 2000, ..Default::default() })]
+
+        /// The stream reader gives what the general reader gives (`Value`, `walk`), on
+        /// documents as sysstat writes them and on odd ones (keys twice or out of order,
+        /// values of other types, cuts, text around the document).
+        #[test]
+        fn stream_reader_equals_general_reader(seed in proptest::prelude::any::<u64>()) {
+            let mut rng = Rng(seed | 1);
+            let doc = document(&mut rng);
+            let (stream, general) = both(&doc);
+            proptest::prop_assert_eq!(stream, general, "{}", doc);
+        }
     }
 }

@@ -10,6 +10,7 @@
 
 mod columns;
 mod json;
+mod json_stream;
 mod text;
 mod time;
 
