@@ -46,7 +46,9 @@ pub fn decode(bytes: &[u8]) -> Decoded<'_> {
         let (text, had_errors) = enc.decode_without_bom_handling(bytes);
         return Decoded { text, encoding: enc, bom: false, had_errors };
     }
-    if let Ok(s) = std::str::from_utf8(bytes) {
+    // SIMD validation: a gigabyte of PerfMon CSV is checked in a fraction of the time the
+    // standard library's takes; the result is the same `&str`.
+    if let Ok(s) = simdutf8::basic::from_utf8(bytes) {
         return Decoded { text: Cow::Borrowed(s), encoding: UTF_8, bom: false, had_errors: false };
     }
     let mut det = chardetng::EncodingDetector::new();
