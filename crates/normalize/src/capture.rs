@@ -198,6 +198,9 @@ impl Capture {
 
     /// Distinct sample times (the number of samples in the time series).
     pub fn samples(&self) -> usize {
+        if let Some(n) = self.index.as_ref().and_then(|i| i.distinct_times(&self.frame)) {
+            return n;
+        }
         match self.frame.column(TIME) {
             Ok(c) if c.null_count() < c.len() => c.drop_nulls().n_unique().unwrap_or(0),
             // A benchmark summary: one sample per run.

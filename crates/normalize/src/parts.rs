@@ -69,6 +69,32 @@ impl TargetRows {
         Some(Self { parts, height: df.height() })
     }
 
+    /// Distinct time stamps over every target, when every target's times are among the
+    /// longest part's (a PerfMon CSV: every counter on every line): a linear walk instead
+    /// of hashing the frame's whole time column. `None` otherwise.
+    pub(crate) fn distinct_times(&self, df: &DataFrame) -> Option<usize> {
+        if df.height() != self.height {
+            return None;
+        }
+        let longest = self.parts.iter().filter_map(|p| p.time.as_ref()).max_by_key(|t| t.len())?;
+        let base: Vec<i64> = longest.iter().flatten().collect();
+        if base.is_empty() {
+            return None;
+        }
+        for t in self.parts.iter().filter_map(|p| p.time.as_ref()) {
+            let mut j = 0usize;
+            for x in t.iter().flatten() {
+                while base.get(j).is_some_and(|b| *b < x) {
+                    j += 1;
+                }
+                if base.get(j) != Some(&x) {
+                    return None;
+                }
+            }
+        }
+        Some(1 + base.windows(2).filter(|w| w[0] != w[1]).count())
+    }
+
     /// The rows of `target` in `df`, or `None` when the parts do not fit `df`.
     pub(crate) fn part(&self, df: &DataFrame, target: u32) -> Option<&Part> {
         if df.height() != self.height {

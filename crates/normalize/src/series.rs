@@ -81,4 +81,31 @@ mod tests {
             assert_eq!(c.values(0, Metric::Iops).len(), 2);
         }
     }
+
+    #[test]
+    fn samples_count_distinct_times_with_or_without_the_parts() {
+        let mut meta = advisor_model::CaptureMeta::new(Format::IostatText);
+        meta.target_index("sda", TargetKind::Device, None);
+        meta.target_index("sdb", TargetKind::Device, None);
+        // sdb's times are among sda's, then not (3500).
+        for extra in [None, Some(3500)] {
+            let mut t = Table::default();
+            for ms in [1000, 2000, 2000, 3000] {
+                t.push_row(0, Some(ms), &[(Metric::Iops, 1.0)]);
+            }
+            t.push_row(1, None, &[(Metric::Iops, 1.0)]);
+            t.push_row(1, Some(2000), &[(Metric::Iops, 1.0)]);
+            if let Some(ms) = extra {
+                t.push_row(1, Some(ms), &[(Metric::Iops, 1.0)]);
+            }
+            let frame = crate::frame::from_table(&t).unwrap_or_else(|_| unreachable!());
+            let (frame, index) =
+                crate::capture::stacked(frame, 2).unwrap_or_else(|_| unreachable!());
+            let c =
+                Capture { file: "x".into(), meta: meta.clone(), frame, since_boot: None, index };
+            let plain = Capture { index: None, ..c.clone() };
+            let want = 3 + usize::from(extra.is_some());
+            assert_eq!((c.samples(), plain.samples()), (want, want));
+        }
+    }
 }
