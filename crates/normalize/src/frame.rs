@@ -38,8 +38,13 @@ fn get(df: &DataFrame, m: Metric) -> Option<Float64Chunked> {
 
 fn put(df: &mut DataFrame, m: Metric, values: Float64Chunked) -> PolarsResult<()> {
     let values = values.with_name(m.name().into());
-    // Infinite or NaN results (0/0) carry no information: store them as missing.
-    let values: Float64Chunked = values.apply(|v| v.filter(|x| x.is_finite()));
+    // Infinite or NaN results (0/0) carry no information: store them as missing. A finite
+    // sum means every value is finite (one NaN or infinity makes it not): no copy then.
+    let values: Float64Chunked = if values.sum().is_some_and(f64::is_finite) {
+        values
+    } else {
+        values.apply(|v| v.filter(|x| x.is_finite()))
+    };
     df.with_column(values.into_column())?;
     Ok(())
 }
