@@ -226,6 +226,21 @@ fn plain_decimal(tok: &str) -> Option<f64> {
     Some(mantissa as f64 / *POW10.get(frac)?)
 }
 
+/// Whether a token is `digits` or `digits.digits`: such a token is always a number to
+/// [`parse_number`] (whatever its size).
+pub(crate) fn is_plain_decimal(tok: &str) -> bool {
+    let b = tok.as_bytes();
+    let int = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    match b.get(int) {
+        None => int > 0,
+        Some(b'.') => {
+            let frac = b.iter().skip(int + 1).take_while(|c| c.is_ascii_digit()).count();
+            int > 0 && frac > 0 && int + 1 + frac == b.len()
+        }
+        Some(_) => false,
+    }
+}
+
 /// Converts a cell of a column to the canonical unit. `Err` says why it cannot be used.
 pub(crate) fn convert(col: Column, num: Number) -> Result<Option<(Metric, f64)>, &'static str> {
     let Column::Metric { metric, factor, unit_bytes } = col else {
@@ -337,6 +352,12 @@ mod tests {
             assert_eq!(plain_decimal(t), None, "{t}");
         }
         assert_eq!(parse_number("5.").map(|n| n.value), Some(5.0));
+        for t in ["0", "12.34", "123456789012345678901234567890.5", "0.000000000000000000000001"] {
+            assert!(is_plain_decimal(t) && parse_number(t).is_some(), "{t}");
+        }
+        for t in ["", ".5", "5.", "1.2.3", "-1", "1e3", "12,5", "1k", "."] {
+            assert!(!is_plain_decimal(t), "{t}");
+        }
         assert_eq!(parse_number("1e3").map(|n| n.value), Some(1000.0));
     }
 

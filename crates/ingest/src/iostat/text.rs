@@ -131,18 +131,37 @@ struct Scan {
 impl Scan {
     fn of(text: &str) -> Self {
         let mut s = Scan { nonblank: 0, prefixed: 0, order: DateOrder::MonthFirst };
-        for l in lines(text) {
-            if s.order == DateOrder::MonthFirst && time::has_day_first_date(l.text) {
-                s.order = DateOrder::DayFirst;
-            }
-            if !l.text.trim().is_empty() {
-                s.nonblank += 1;
-                if pdsh_prefix(l.text).is_some() {
-                    s.prefixed += 1;
+        // The lines of `lines`, found with the colons (pdsh prefixes) and slashes (dates)
+        // in the same search: most lines have neither, and need no more look.
+        let b = text.as_bytes();
+        let (mut start, mut colon, mut slash) = (0, false, false);
+        for i in memchr::memchr3_iter(b'\n', b':', b'/', b) {
+            match b.get(i) {
+                Some(b'\n') => {
+                    s.line(text.get(start..i).unwrap_or(""), colon, slash);
+                    (start, colon, slash) = (i + 1, false, false);
                 }
+                Some(b':') => colon = true,
+                _ => slash = true,
             }
         }
+        if start < b.len() {
+            s.line(text.get(start..).unwrap_or(""), colon, slash);
+        }
         s
+    }
+
+    fn line(&mut self, line: &str, colon: bool, slash: bool) {
+        let l = line.strip_suffix('\r').unwrap_or(line);
+        if slash && self.order == DateOrder::MonthFirst && time::has_day_first_date(l) {
+            self.order = DateOrder::DayFirst;
+        }
+        if !l.trim().is_empty() {
+            self.nonblank += 1;
+            if colon && pdsh_prefix(l).is_some() {
+                self.prefixed += 1;
+            }
+        }
     }
 }
 
@@ -184,32 +203,18 @@ fn demultiplex<'a>(lines: Lines<'a>, meta: &mut CaptureMeta) -> Vec<Stream<'a>> 
     streams
 }
 
-/// Whitespace as `char::is_whitespace` has it, for ASCII bytes.
-fn is_ascii_space(b: u8) -> bool {
-    matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ')
-}
-
 /// Whitespace-separated tokens with their 1-based character column, into `out`.
 fn tokens_into<'a>(s: &'a str, out: &mut Vec<(u64, &'a str)>) {
     out.clear();
     if s.is_ascii() {
-        // Columns are byte positions.
-        let b = s.as_bytes();
-        let mut i = 0;
-        while i < b.len() {
-            while i < b.len() && is_ascii_space(b[i]) {
-                i += 1;
-            }
-            let start = i;
-            while i < b.len() && !is_ascii_space(b[i]) {
-                i += 1;
-            }
-            if i > start {
-                out.push((start as u64 + 1, s.get(start..i).unwrap_or("")));
-            }
-        }
-        return;
+        ascii_tokens(s, out);
+    } else {
+        char_tokens(s, out);
     }
+}
+
+/// The tokens of any text, a char at a time.
+fn char_tokens<'a>(s: &'a str, out: &mut Vec<(u64, &'a str)>) {
     let mut start: Option<(usize, u64)> = None;
     let mut col = 0u64;
     for (i, c) in s.char_indices() {
@@ -224,6 +229,63 @@ fn tokens_into<'a>(s: &'a str, out: &mut Vec<(u64, &'a str)>) {
     }
     if let Some((b, bc)) = start {
         out.push((bc, &s[b..]));
+    }
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// Bit `i` set when byte `i` of the (ASCII) bytes is whitespace as `char::is_whitespace`
+/// has it (`\t` `\n` `\x0B` `\x0C` `\r` and space); fewer than 8 bytes are padded with spaces.
+fn space_bits8(bytes: &[u8]) -> u64 {
+    let mut w = [b' '; 8];
+    let n = bytes.len().min(8);
+    w[..n].copy_from_slice(&bytes[..n]);
+    let v = u64::from_le_bytes(w);
+    // Spaces: bytes of `x` that are zero (exact: no borrow between bytes).
+    let x = v ^ (0x20 * ONES);
+    let zero = !(((x & !HIGH) + !HIGH) | x | !HIGH);
+    // \t..\r: at least 0x09 and not at least 0x0E (ASCII bytes: the sums stay in their byte).
+    let from_tab = v + (0x80 - 0x09) * ONES;
+    let past_cr = v + (0x80 - 0x0E) * ONES;
+    let control = from_tab & !past_cr;
+    // The high bit of each byte, gathered into the low 8 bits (bit i = byte i).
+    (((zero | control) & HIGH) >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
+}
+
+/// The tokens of ASCII text (columns are byte positions), found 64 bytes at a time from
+/// masks of whitespace: no branch per byte.
+fn ascii_tokens<'a>(s: &'a str, out: &mut Vec<(u64, &'a str)>) {
+    let b = s.as_bytes();
+    let mut prev_space = true;
+    let mut start = 0usize;
+    let mut base = 0usize;
+    for chunk in b.chunks(64) {
+        let mut space = 0u64;
+        for (k, group) in chunk.chunks(8).enumerate() {
+            space |= space_bits8(group) << (8 * k);
+        }
+        // Past the end of the text: whitespace.
+        if chunk.len() < 64 {
+            space |= u64::MAX << chunk.len();
+        }
+        let before = (space << 1) | u64::from(prev_space);
+        let starts = !space & before;
+        let mut events = starts | (space & !before);
+        while events != 0 {
+            let i = events.trailing_zeros() as usize;
+            events &= events - 1;
+            if starts >> i & 1 == 1 {
+                start = base + i;
+            } else {
+                out.push((start as u64 + 1, s.get(start..base + i).unwrap_or("")));
+            }
+        }
+        prev_space = space >> 63 == 1;
+        base += 64;
+    }
+    if !prev_space {
+        out.push((start as u64 + 1, s.get(start..).unwrap_or("")));
     }
 }
 
@@ -612,6 +674,10 @@ fn row(
     }
     let device = report.device_mut(name, group);
     for ((name_col, col), (c, tok)) in h.cols.iter().flatten().zip(value_toks) {
+        // A column not kept only needs to be a number: digits[.digits] certainly is.
+        if !matches!(col, Column::Metric { .. }) && columns::is_plain_decimal(tok) {
+            continue;
+        }
         let Some(num) = columns::parse_number(tok) else {
             meta.warn(
                 format!("skipped an unreadable value in column {name_col}"),
@@ -638,6 +704,18 @@ mod tests {
     fn tokens_carry_columns() {
         assert_eq!(tokens("  ab c\td"), vec![(3, "ab"), (6, "c"), (8, "d")]);
         assert!(tokens("   ").is_empty());
+    }
+
+    proptest::proptest! {
+        /// Whitespace masks find the tokens a char at a time finds, for every kind of ASCII
+        /// whitespace and every length around the 8- and 64-byte blocks.
+        #[test]
+        fn ascii_tokens_equal_char_tokens(s in "[ \t\n\x0B\x0C\r\x1Ca-z0-9.%/:!~\x7F\x00]{0,200}") {
+            let (mut fast, mut slow) = (Vec::new(), Vec::new());
+            ascii_tokens(&s, &mut fast);
+            char_tokens(&s, &mut slow);
+            proptest::prop_assert_eq!(fast, slow);
+        }
     }
 
     #[test]

@@ -39,8 +39,11 @@ pub(crate) fn detect_order<'a>(candidates: impl IntoIterator<Item = &'a str>) ->
 
 /// Whether a string has a slash date whose first field exceeds 12 and second does not.
 pub(crate) fn has_day_first_date(s: &str) -> bool {
-    // Most lines of a capture have no slash at all.
-    if memchr::memchr(b'/', s.as_bytes()).is_none() {
+    // The first field of such a date ends in a digit just before its slash: most lines
+    // (device lines, headers' `r/s`) have no slash after a digit.
+    let b = s.as_bytes();
+    if !memchr::memchr_iter(b'/', b).any(|i| i > 0 && b.get(i - 1).is_some_and(u8::is_ascii_digit))
+    {
         return false;
     }
     s.split_whitespace().any(|tok| {
