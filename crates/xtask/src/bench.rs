@@ -28,6 +28,12 @@ pub(crate) struct BenchArgs {
     disk_sweep: Vec<usize>,
     #[arg(long, default_value_t = 200)]
     sweep_mb: u64,
+    /// A very wide capture (thousands of columns, few samples), without a topology: the
+    /// per-target costs, which were quadratic in the number of targets.
+    #[arg(long, value_delimiter = ',', default_value = "700,2700")]
+    wide_disks: Vec<usize>,
+    #[arg(long, default_value_t = 10)]
+    wide_mb: u64,
     /// iostat -xt devices and seconds (a day at 1 s by default).
     #[arg(long, default_value_t = 32)]
     iostat_devices: usize,
@@ -49,7 +55,8 @@ pub(crate) struct BenchArgs {
     /// Where the generated inputs are kept (generated when absent).
     #[arg(long, default_value = "/tmp/advisor-bench")]
     dir: PathBuf,
-    /// Only the cases whose name contains one of these (perfmon, iostat, fio, diskspd, sweep).
+    /// Only the cases whose name contains one of these (perfmon, sweep, wide, iostat, fio,
+    /// diskspd).
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// Also write the Markdown tables to this file.
@@ -130,6 +137,14 @@ fn cases(a: &BenchArgs) -> Result<Vec<Case>> {
     if want("sweep") {
         for &d in &a.disk_sweep {
             out.push(perfmon_case(&a.dir, a.sweep_mb, d, "sweep")?);
+        }
+    }
+    if want("wide") {
+        for &d in &a.wide_disks {
+            let mut c = perfmon_case(&a.dir, a.wide_mb, d, "wide")?;
+            c.name = format!("perfmon {} MB, {} disks (wide)", a.wide_mb, d + 2);
+            c.topology = None;
+            out.push(c);
         }
     }
     if want("iostat") {
