@@ -28,19 +28,23 @@ pub struct Capture {
 
 /// Reads and normalizes the capture at `path`.
 ///
-/// A PerfMon CSV's bytes are freed as soon as polars has parsed them, before the canonical
-/// frame is built, so the peak memory is the file plus its parsed columns, not more.
+/// The file's bytes are freed as soon as they are parsed (by polars for a PerfMon CSV, by
+/// the reader for the others), before the canonical frame is built, so the peak memory is
+/// the file plus its parsed values, not more.
 pub fn read_path(path: &Path) -> Result<Capture, IngestError> {
     let file = path.display().to_string();
     let owned =
         FileBytes::open(path).map_err(|e| IngestError::new(&file, None, ErrorKind::Io(e)))?;
     let bytes = owned.as_ref();
     let format = advisor_ingest::sniff(&file, bytes)?;
-    if format != Format::PerfmonCsv {
-        return read_bytes(&file, bytes);
-    }
     let decoded = decode::decode(bytes);
     let text = Text::of(&decoded);
+    if format != Format::PerfmonCsv {
+        let raw = advisor_ingest::read_raw(&file, format, &decoded.text)?;
+        drop(decoded);
+        drop(owned);
+        return from_raw(&file, format, text, raw);
+    }
     let parsed = perfmon::parse(&file, &decoded.text)?;
     drop(decoded);
     drop(owned);
@@ -90,23 +94,31 @@ pub fn read_bytes(file: &str, bytes: &[u8]) -> Result<Capture, IngestError> {
     let format = advisor_ingest::sniff(file, bytes)?;
     let decoded = decode::decode(bytes);
     let text = Text::of(&decoded);
-    let (meta, frame, since_boot) = match format {
-        Format::PerfmonCsv => {
-            let (meta, frame) = perfmon::finish(file, perfmon::parse(file, &decoded.text)?)?;
-            (meta, frame, None)
-        }
-        _ => {
-            let raw = advisor_ingest::read_raw(file, format, &decoded.text)?;
-            let frame = frame::from_table(&raw.table).map_err(|e| polars_error(file, e))?;
-            let since_boot = match &raw.since_boot {
-                Some(t) => Some(frame::from_table(t).map_err(|e| polars_error(file, e))?),
-                None => None,
-            };
-            (raw.meta, frame, since_boot)
-        }
-    };
+    if format != Format::PerfmonCsv {
+        let raw = advisor_ingest::read_raw(file, format, &decoded.text)?;
+        drop(decoded);
+        return from_raw(file, format, text, raw);
+    }
+    let parsed = perfmon::parse(file, &decoded.text)?;
     drop(decoded);
-    finish(file, format, text, meta, frame, since_boot)
+    let (meta, frame) = perfmon::finish(file, parsed)?;
+    finish(file, format, text, meta, frame, None)
+}
+
+/// The canonical frame of what a reader other than PerfMon's produced.
+fn from_raw(
+    file: &str,
+    format: Format,
+    text: Text,
+    raw: advisor_model::RawCapture,
+) -> Result<Capture, IngestError> {
+    let frame = frame::from_table(&raw.table).map_err(|e| polars_error(file, e))?;
+    let since_boot = match &raw.since_boot {
+        Some(t) => Some(frame::from_table(t).map_err(|e| polars_error(file, e))?),
+        None => None,
+    };
+    drop(raw.table);
+    finish(file, format, text, raw.meta, frame, since_boot)
 }
 
 /// What the decoder found, kept once the text is gone.
