@@ -109,12 +109,28 @@ fn runs(df: &DataFrame, targets: usize) -> Option<Vec<(usize, usize)>> {
     let t = df.column(TARGET).ok()?.u32().ok()?.clone();
     let time = df.column(TIME).ok()?.as_materialized_series().to_physical_repr();
     let time = time.i64().ok()?.clone();
+    if t.null_count() > 0 {
+        return None;
+    }
+    // Straight from the buffers: the loop below runs once per row of the frame.
+    let mut target_ids: Vec<u32> = Vec::with_capacity(t.len());
+    for a in t.downcast_iter() {
+        target_ids.extend_from_slice(a.values());
+    }
+    let times: Vec<Option<i64>> = if time.null_count() == 0 {
+        let mut v = Vec::with_capacity(time.len());
+        for a in time.downcast_iter() {
+            v.extend(a.values().iter().map(|x| Some(*x)));
+        }
+        v
+    } else {
+        time.iter().collect()
+    };
     let mut ranges = vec![(0usize, 0usize); targets];
     let mut seen = vec![false; targets];
     let mut current: Option<u32> = None;
     let mut last: Option<Option<i64>> = None;
-    for (row, (ti, tm)) in t.iter().zip(time.iter()).enumerate() {
-        let ti = ti?;
+    for (row, (&ti, &tm)) in target_ids.iter().zip(times.iter()).enumerate() {
         if current != Some(ti) {
             let slot = seen.get_mut(ti as usize)?;
             if *slot {

@@ -25,10 +25,28 @@ fn part_series(part: &Part, metric: Metric) -> Vec<(Option<i64>, f64)> {
     let (Some(t), Some(v)) = (&part.time, part.metric(metric)) else {
         return Vec::new();
     };
-    t.iter()
-        .zip(v.iter())
-        .filter_map(|(t, v)| v.filter(|x| x.is_finite()).map(|x| (t, x)))
-        .collect()
+    if t.null_count() > 0 || v.null_count() > 0 {
+        return t
+            .iter()
+            .zip(v.iter())
+            .filter_map(|(t, v)| v.filter(|x| x.is_finite()).map(|x| (t, x)))
+            .collect();
+    }
+    // Nothing missing (the usual case): straight from the chunks' buffers.
+    let mut times: Vec<i64> = Vec::with_capacity(t.len());
+    for a in t.downcast_iter() {
+        times.extend_from_slice(a.values());
+    }
+    let mut out = Vec::with_capacity(v.len());
+    let mut times = times.into_iter();
+    for a in v.downcast_iter() {
+        for (&x, tm) in a.values().iter().zip(times.by_ref()) {
+            if x.is_finite() {
+                out.push((Some(tm), x));
+            }
+        }
+    }
+    out
 }
 
 fn series_of(df: &DataFrame, target: u32, metric: Metric) -> PolarsResult<Vec<(Option<i64>, f64)>> {
