@@ -17,10 +17,9 @@ use std::sync::{Arc, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::repo;
+use common::{BOUNDARY, multipart, scenario};
 use serde_json::Value;
 
-const BOUNDARY: &str = "advisor-faults-boundary-9a41";
 /// No single exchange takes longer than this; a read that waits longer fails the test.
 const IO_TIMEOUT: Duration = Duration::from_secs(20);
 
@@ -192,35 +191,6 @@ fn read_answer(s: &mut TcpStream) -> Result<Answer, String> {
         .and_then(|s| s.parse().ok())
         .ok_or_else(|| format!("no status in {head:?}"))?;
     Ok(Answer { status, head, body: raw[split + 4..].to_vec() })
-}
-
-/// A multipart body: (name, file name or "", content).
-fn multipart(parts: &[(&str, &str, &[u8])]) -> Vec<u8> {
-    let mut body = Vec::new();
-    for (name, file, content) in parts {
-        body.extend_from_slice(format!("--{BOUNDARY}\r\n").as_bytes());
-        let disposition = if file.is_empty() {
-            format!("Content-Disposition: form-data; name=\"{name}\"\r\n\r\n")
-        } else {
-            format!(
-                "Content-Disposition: form-data; name=\"{name}\"; filename=\"{file}\"\r\n\
-                 Content-Type: application/octet-stream\r\n\r\n"
-            )
-        };
-        body.extend_from_slice(disposition.as_bytes());
-        body.extend_from_slice(content);
-        body.extend_from_slice(b"\r\n");
-    }
-    body.extend_from_slice(format!("--{BOUNDARY}--\r\n").as_bytes());
-    body
-}
-
-fn scenario() -> (Vec<u8>, Vec<u8>) {
-    let dir = repo().join("fixtures/scenarios/ds13v2-temp-disk-throttles-cached-p30");
-    (
-        std::fs::read(dir.join("capture.csv")).unwrap(),
-        std::fs::read(dir.join("topology.toml")).unwrap(),
-    )
 }
 
 /// The scenario as a form: 62 KB.

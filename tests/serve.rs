@@ -12,9 +12,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use common::repo;
-
-const BOUNDARY: &str = "advisor-e2e-boundary-51f0";
+use common::{BOUNDARY, multipart, repo, scenario};
 
 /// A running `advisor serve`, stopped when dropped.
 struct Server {
@@ -117,34 +115,6 @@ fn parse_response(raw: &[u8]) -> (u16, String, Vec<u8>) {
     let head = String::from_utf8_lossy(&raw[..split]).to_ascii_lowercase();
     let status = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).expect("status");
     (status, head, raw[split + 4..].to_vec())
-}
-
-fn multipart(parts: &[(&str, &str, &[u8])]) -> Vec<u8> {
-    let mut body = Vec::new();
-    for (name, file, content) in parts {
-        body.extend_from_slice(format!("--{BOUNDARY}\r\n").as_bytes());
-        let disposition = if file.is_empty() {
-            format!("Content-Disposition: form-data; name=\"{name}\"\r\n\r\n")
-        } else {
-            format!(
-                "Content-Disposition: form-data; name=\"{name}\"; filename=\"{file}\"\r\n\
-                 Content-Type: application/octet-stream\r\n\r\n"
-            )
-        };
-        body.extend_from_slice(disposition.as_bytes());
-        body.extend_from_slice(content);
-        body.extend_from_slice(b"\r\n");
-    }
-    body.extend_from_slice(format!("--{BOUNDARY}--\r\n").as_bytes());
-    body
-}
-
-fn scenario() -> (Vec<u8>, Vec<u8>) {
-    let dir = repo().join("fixtures/scenarios/ds13v2-temp-disk-throttles-cached-p30");
-    (
-        std::fs::read(dir.join("capture.csv")).unwrap(),
-        std::fs::read(dir.join("topology.toml")).unwrap(),
-    )
 }
 
 fn text(b: &[u8]) -> String {

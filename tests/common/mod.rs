@@ -182,3 +182,36 @@ pub fn run_chromium(browser: &Path, dir: &Path, args: &[&str]) -> Output {
         stderr: err_reader.join().unwrap_or_default(),
     }
 }
+
+/// The boundary of the multipart bodies the server tests send.
+pub const BOUNDARY: &str = "advisor-e2e-boundary-51f0";
+
+/// A multipart/form-data body (with [`BOUNDARY`]): (field name, file name or "", content).
+pub fn multipart(parts: &[(&str, &str, &[u8])]) -> Vec<u8> {
+    let mut body = Vec::new();
+    for (name, file, content) in parts {
+        body.extend_from_slice(format!("--{BOUNDARY}\r\n").as_bytes());
+        let disposition = if file.is_empty() {
+            format!("Content-Disposition: form-data; name=\"{name}\"\r\n\r\n")
+        } else {
+            format!(
+                "Content-Disposition: form-data; name=\"{name}\"; filename=\"{file}\"\r\n\
+                 Content-Type: application/octet-stream\r\n\r\n"
+            )
+        };
+        body.extend_from_slice(disposition.as_bytes());
+        body.extend_from_slice(content);
+        body.extend_from_slice(b"\r\n");
+    }
+    body.extend_from_slice(format!("--{BOUNDARY}--\r\n").as_bytes());
+    body
+}
+
+/// The seed scenario's capture and topology, as an upload sends them.
+pub fn scenario() -> (Vec<u8>, Vec<u8>) {
+    let dir = repo().join("fixtures/scenarios/ds13v2-temp-disk-throttles-cached-p30");
+    (
+        std::fs::read(dir.join("capture.csv")).unwrap(),
+        std::fs::read(dir.join("topology.toml")).unwrap(),
+    )
+}
