@@ -32,7 +32,7 @@ use crate::check::{CheckedRule, Collection, Ref, Subject, TExpr, TKind, TPart, V
 use crate::types::{
     BenchField, CacheMode, DiskField, Field, PoolField, Role, Scope, Severity, TargetField, VmField,
 };
-use value::{Elem, Missing, R, S, V, missing};
+use value::{Elem, Missing, R, S, Times, V, missing};
 
 const MIB: f64 = 1024.0 * 1024.0;
 const GIB: f64 = 1024.0 * MIB;
@@ -153,10 +153,28 @@ fn severity(s: Severity) -> advisor_model::Severity {
 
 /// The series rules have read, in stored units and finite, by target and metric: shared by
 /// every rule of one [`evaluate`] (`None`: the context has no such series).
-type StoredSeries = Option<Arc<Vec<(Option<i64>, f64)>>>;
+type StoredSeries = Option<(Times, Arc<Vec<f64>>)>;
 
 #[derive(Default)]
-struct SeriesCache(Mutex<HashMap<(TargetId, Metric), StoredSeries>>);
+struct SeriesCache {
+    series: Mutex<HashMap<(TargetId, Metric), StoredSeries>>,
+    /// The distinct time axes seen per capture: a new series whose time stamps equal one
+    /// of them shares it, so operations between its targets' series pair by position.
+    axes: Mutex<HashMap<usize, Vec<Times>>>,
+}
+
+impl SeriesCache {
+    fn axis(&self, capture: usize, times: Vec<Option<i64>>) -> Times {
+        let Ok(mut axes) = self.axes.lock() else { return Arc::new(times) };
+        let known = axes.entry(capture).or_default();
+        if let Some(a) = known.iter().find(|a| ***a == times) {
+            return a.clone();
+        }
+        let a = Arc::new(times);
+        known.push(a.clone());
+        a
+    }
+}
 
 /// Evaluates one rule for every subject of its scope.
 pub fn evaluate_rule(rule: &CheckedRule, ctx: &dyn Context) -> Outcome {
@@ -740,39 +758,41 @@ impl<'a> Env<'a> {
             });
         }
         match acc {
-            Some(s) if !s.pts.is_empty() => Ok(V::Nums(s)),
+            Some(s) if !s.is_empty() => Ok(V::Nums(s)),
             _ => missing(format!("pool \"{name}\"'s members share no sample times")),
         }
     }
 
     fn target_series(&mut self, t: TargetId, m: Metric, name: &str) -> R<V> {
-        let Some(pts) = self.stored_series(t, m) else {
+        let Some((times, vals)) = self.stored_series(t, m) else {
             let (what, how) = metric_help(m);
             return missing(format!("needs {what} for {name} ({how})"));
         };
-        if pts.is_empty() {
+        if vals.is_empty() {
             return missing(format!("no samples of {} for {name}", m.name()));
         }
-        Ok(V::Nums(S { pts, interval: self.ctx.interval_s(t) }))
+        Ok(V::Nums(S { times, vals, interval: self.ctx.interval_s(t) }))
     }
 
     /// A target's series in stored units, finite points only: converted once per
     /// [`evaluate`], then shared.
     fn stored_series(&self, t: TargetId, m: Metric) -> StoredSeries {
-        if let Ok(cache) = self.cache.0.lock()
+        if let Ok(cache) = self.cache.series.lock()
             && let Some(s) = cache.get(&(t, m))
         {
             return s.clone();
         }
         let stored = self.ctx.series(t, m).map(|raw| {
             let u = m.unit();
-            let mut pts: Vec<(Option<i64>, f64)> = Vec::with_capacity(raw.len());
-            pts.extend(
-                raw.iter().filter(|(_, v)| v.is_finite()).map(|(t, v)| (*t, to_stored(u, *v))),
-            );
-            Arc::new(pts)
+            let (mut times, mut vals) =
+                (Vec::with_capacity(raw.len()), Vec::with_capacity(raw.len()));
+            for (tm, v) in raw.iter().filter(|(_, v)| v.is_finite()) {
+                times.push(*tm);
+                vals.push(to_stored(u, *v));
+            }
+            (self.cache.axis(t.capture, times), Arc::new(vals))
         });
-        if let Ok(mut cache) = self.cache.0.lock() {
+        if let Ok(mut cache) = self.cache.series.lock() {
             cache.insert((t, m), stored.clone());
         }
         stored
@@ -877,8 +897,8 @@ impl<'a> Env<'a> {
         if b == Builtin::Exists {
             let Some(a) = args.first() else { return Ok(V::Bool(false)) };
             return Ok(V::Bool(match self.eval(a) {
-                Ok(V::Nums(s)) => !s.pts.is_empty(),
-                Ok(V::Bools(s)) => !s.pts.is_empty(),
+                Ok(V::Nums(s)) => !s.is_empty(),
+                Ok(V::Bools(s)) => !s.is_empty(),
                 Ok(_) => true,
                 Err(_) => false,
             }));
@@ -900,7 +920,7 @@ impl<'a> Env<'a> {
                 // held for an unknown time.
                 V::Bool(false) => Ok(V::Bool(false)),
                 V::Bool(true) => missing(self.constant_true(args)),
-                V::Bools(s) if s.pts.is_empty() => {
+                V::Bools(s) if s.is_empty() => {
                     missing(format!("no common samples in `{}`", self.src(&args[0])))
                 }
                 V::Bools(s) => {
@@ -913,26 +933,26 @@ impl<'a> Env<'a> {
             },
             (Builtin::Share, Some(cond), _, _) => match cond {
                 V::Bool(x) => Ok(V::Num(if x { 1.0 } else { 0.0 })),
-                V::Bools(s) if s.pts.is_empty() => {
+                V::Bools(s) if s.is_empty() => {
                     missing(format!("no common samples in `{}`", self.src(&args[0])))
                 }
                 V::Bools(s) => {
-                    let n = s.pts.iter().filter(|(_, x)| *x).count();
-                    Ok(V::Num(n as f64 / s.pts.len() as f64))
+                    let n = s.vals.iter().filter(|x| **x).count();
+                    Ok(V::Num(n as f64 / s.len() as f64))
                 }
                 v => missing(format!("share() of {}", v.describe())),
             },
             (Builtin::Duration, Some(cond), _, _) => match cond {
                 V::Bool(false) => Ok(V::Num(0.0)),
                 V::Bool(true) => missing(self.constant_true(args)),
-                V::Bools(s) if s.pts.is_empty() => {
+                V::Bools(s) if s.is_empty() => {
                     missing(format!("no common samples in `{}`", self.src(&args[0])))
                 }
                 V::Bools(s) => {
                     let Some(iv) = s.interval_s() else {
                         return missing(self.no_interval(args));
                     };
-                    let n = s.pts.iter().filter(|(_, x)| *x).count();
+                    let n = s.vals.iter().filter(|x| **x).count();
                     Ok(V::Num(n as f64 * iv))
                 }
                 _ => missing(self.no_interval(args)),
@@ -1008,13 +1028,13 @@ impl<'a> Env<'a> {
             self.used_source = true;
             return Ok(V::Num(x / 1000.0));
         }
-        let values: Vec<f64> = s.pts.iter().map(|(_, v)| *v).collect();
+        let values: &[f64] = &s.vals;
         if values.is_empty() {
             return missing(format!("no common samples in `{}`", self.src(arg)));
         }
         if let (Some(p), Some((_, metric, _))) = (src_p, latency_dir)
-            && s.pts.len() == 1
-            && s.pts[0].0.is_none()
+            && s.len() == 1
+            && s.times.first().is_some_and(Option::is_none)
             && p > 50.0
         {
             return missing(format!(
@@ -1027,7 +1047,7 @@ impl<'a> Env<'a> {
             Builtin::Avg => values.iter().sum::<f64>() / values.len() as f64,
             Builtin::Min => values.iter().copied().fold(f64::INFINITY, f64::min),
             Builtin::Max => values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-            _ => match p.and_then(|p| value::percentile(&values, p)) {
+            _ => match p.and_then(|p| value::percentile(values, p)) {
                 Some(x) => x,
                 None => return missing(format!("no samples in `{}`", self.src(arg))),
             },
@@ -1181,7 +1201,7 @@ impl<'a> Env<'a> {
                     acc = num_op(acc, v, f)?;
                 }
                 if let V::Nums(s) = &acc
-                    && s.pts.is_empty()
+                    && s.is_empty()
                 {
                     return missing(format!(
                         "the {} share no sample times: capture them together",
