@@ -503,6 +503,14 @@ impl Context for EngineContext<'_> {
             .filter(|s| !s.is_empty())
             .map(Arc::new)
     }
+    fn series_columns(
+        &self,
+        target: TargetId,
+        metric: Metric,
+    ) -> Option<(Vec<Option<i64>>, Vec<f64>)> {
+        let (times, vals) = self.capture(target)?.series_columns(target.target, metric);
+        (!vals.is_empty()).then_some((times, vals))
+    }
     fn source_percentile(&self, target: TargetId, direction: Direction, pct: f64) -> Option<f64> {
         let c = self.capture(target)?;
         let mut exact = None;

@@ -20,6 +20,31 @@ impl Capture {
     }
 }
 
+impl Capture {
+    /// [`Capture::series`] as two columns, time stamps and values: what a columnar
+    /// consumer (the rule evaluator) wants, without the (time, value) pairs in between.
+    pub fn series_columns(&self, target: u32, metric: Metric) -> (Vec<Option<i64>>, Vec<f64>) {
+        if let Some(part) = self.part(target)
+            && let (Some(t), Some(v)) = (&part.time, part.metric(metric))
+            && t.null_count() == 0
+            && v.null_count() == 0
+        {
+            let mut times: Vec<Option<i64>> = Vec::with_capacity(t.len());
+            for a in t.downcast_iter() {
+                times.extend(a.values().iter().map(|x| Some(*x)));
+            }
+            let mut vals: Vec<f64> = Vec::with_capacity(v.len());
+            for a in v.downcast_iter() {
+                vals.extend_from_slice(a.values());
+            }
+            if vals.iter().all(|x| x.is_finite()) {
+                return (times, vals);
+            }
+        }
+        self.series(target, metric).into_iter().unzip()
+    }
+}
+
 /// A target's rows are in time order already: its series is its part's column.
 fn part_series(part: &Part, metric: Metric) -> Vec<(Option<i64>, f64)> {
     let (Some(t), Some(v)) = (&part.time, part.metric(metric)) else {
@@ -97,6 +122,12 @@ mod tests {
             assert_eq!(c.series(1, Metric::Iops), vec![(Some(1000), 9.0)]);
             assert!(c.series(0, Metric::ReadLatencyMs).is_empty());
             assert_eq!(c.values(0, Metric::Iops).len(), 2);
+            for (t, m) in
+                [(0, Metric::Iops), (0, Metric::Mbps), (1, Metric::Iops), (1, Metric::Mbps)]
+            {
+                let (times, vals): (Vec<_>, Vec<_>) = c.series(t, m).into_iter().unzip();
+                assert_eq!(c.series_columns(t, m), (times, vals));
+            }
         }
     }
 

@@ -87,6 +87,15 @@ pub trait Context: Sync {
     /// the target has no value of it. Shared: several rules read the same series, and a
     /// day of samples is worth not copying for each.
     fn series(&self, target: TargetId, metric: Metric) -> Option<Arc<Series>>;
+    /// [`Context::series`] as two columns, time stamps and values (what the evaluator
+    /// works on); by default from `series`. `None` when the target has no value of it.
+    fn series_columns(
+        &self,
+        target: TargetId,
+        metric: Metric,
+    ) -> Option<(Vec<Option<i64>>, Vec<f64>)> {
+        self.series(target, metric).map(|s| s.iter().copied().unzip())
+    }
     /// The tool's own latency percentile (ms), e.g. fio's clat p99.99.
     fn source_percentile(&self, target: TargetId, direction: Direction, pct: f64) -> Option<f64>;
     /// Seconds between samples, when known.

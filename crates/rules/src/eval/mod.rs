@@ -782,14 +782,14 @@ impl<'a> Env<'a> {
         {
             return s.clone();
         }
-        let stored = self.ctx.series(t, m).map(|raw| {
-            let u = m.unit();
-            let (mut times, mut vals) =
-                (Vec::with_capacity(raw.len()), Vec::with_capacity(raw.len()));
-            for (tm, v) in raw.iter().filter(|(_, v)| v.is_finite()) {
-                times.push(*tm);
-                vals.push(to_stored(u, *v));
+        let stored = self.ctx.series_columns(t, m).map(|(mut times, mut vals)| {
+            if vals.iter().any(|v| !v.is_finite()) {
+                let keep: Vec<bool> = vals.iter().map(|v| v.is_finite()).collect();
+                let mut k = keep.iter();
+                times.retain(|_| k.next().copied().unwrap_or(false));
+                vals.retain(|v| v.is_finite());
             }
+            to_stored_all(m.unit(), &mut vals);
             (self.cache.axis(t.capture, times), Arc::new(vals))
         });
         if let Ok(mut cache) = self.cache.series.lock() {
@@ -1353,6 +1353,18 @@ pub fn to_stored(u: Unit, v: f64) -> f64 {
         Unit::Milliseconds => v / 1e3,
         Unit::Percent => v / 100.0,
         u => v * unit_factor(u),
+    }
+}
+
+/// [`to_stored`] over a whole series, the unit looked at once.
+fn to_stored_all(u: Unit, values: &mut [f64]) {
+    match u {
+        Unit::Milliseconds => values.iter_mut().for_each(|v| *v /= 1e3),
+        Unit::Percent => values.iter_mut().for_each(|v| *v /= 100.0),
+        u => {
+            let f = unit_factor(u);
+            values.iter_mut().for_each(|v| *v *= f);
+        }
     }
 }
 
