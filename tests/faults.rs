@@ -9,9 +9,9 @@
 
 mod common;
 
-use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::io::{Read as _, Write as _};
 use std::net::{Shutdown, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 use std::thread;
@@ -32,30 +32,8 @@ struct Server {
 
 impl Server {
     fn start(extra: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_advisor"))
-            .args(["serve", "--listen", "127.0.0.1:0"])
-            .args(extra)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start advisor serve");
-        let stderr = child.stderr.take().expect("stderr");
-        let (tx, rx) = mpsc::channel();
-        thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let first = rx.recv_timeout(Duration::from_secs(60)).expect("advisor serve said nothing");
-        let addr = first
-            .split_whitespace()
-            .find_map(|w| w.strip_prefix("http://127.0.0.1:"))
-            .map(|port| format!("127.0.0.1:{port}"))
-            .unwrap_or_else(|| panic!("no address in {first:?}"));
-        Server { child, addr, _log: rx }
+        let (child, addr, log) = common::start_serve(extra);
+        Server { child, addr, _log: log }
     }
 
     fn connect(&self) -> TcpStream {

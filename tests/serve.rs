@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::io::{Read as _, Write as _};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -25,31 +25,8 @@ struct Server {
 
 impl Server {
     fn start(extra: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_advisor"))
-            .args(["serve", "--listen", "127.0.0.1:0"])
-            .args(extra)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start advisor serve");
-        let stderr = child.stderr.take().expect("stderr");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let first = rx.recv_timeout(Duration::from_secs(60)).expect("advisor serve said nothing");
-        let base = first
-            .split_whitespace()
-            .find(|w| w.starts_with("http://127.0.0.1:"))
-            .unwrap_or_else(|| panic!("no address in {first:?}"))
-            .to_owned();
-        let addr = base.trim_start_matches("http://").to_owned();
-        Server { child, base, addr, log: rx }
+        let (child, addr, log) = common::start_serve(extra);
+        Server { child, base: format!("http://{addr}"), addr, log }
     }
 
     /// One request on a fresh connection; (status, headers in lower case, body).

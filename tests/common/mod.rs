@@ -215,3 +215,37 @@ pub fn scenario() -> (Vec<u8>, Vec<u8>) {
         std::fs::read(dir.join("topology.toml")).unwrap(),
     )
 }
+
+/// `advisor serve --listen 127.0.0.1:0 EXTRA...`: the child, the address it listens on
+/// (`127.0.0.1:PORT`, from its first line), and the rest of its stderr, line by line.
+pub fn start_serve(
+    extra: &[&str],
+) -> (std::process::Child, String, std::sync::mpsc::Receiver<String>) {
+    use std::io::BufRead as _;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_advisor"))
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start advisor serve");
+    let stderr = child.stderr.take().expect("stderr");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let first =
+        rx.recv_timeout(std::time::Duration::from_secs(60)).expect("advisor serve said nothing");
+    let addr = first
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("http://127.0.0.1:"))
+        .map(|port| format!("127.0.0.1:{port}"))
+        .unwrap_or_else(|| panic!("no address in {first:?}"));
+    (child, addr, rx)
+}
