@@ -9,8 +9,10 @@ use advisor_rules::eval::{
     DiskInfo, Outcome, Series, StaticContext, TargetId, VmInfo, evaluate_rule,
 };
 use advisor_rules::{CheckedRule, compile};
-use advisor_topology::{BurstModel, Cache, DiskKind, DiskLimits, FigureOrigin, Role, VmLimits};
+use advisor_topology::{Cache, DiskLimits, Role};
 use proptest::prelude::*;
+
+mod fixtures;
 
 fn rule(scope: &str, body: &str, evidence: &str) -> CheckedRule {
     let src = format!(
@@ -23,52 +25,18 @@ fn rule(scope: &str, body: &str, evidence: &str) -> CheckedRule {
 }
 
 fn disk_limits(iops: Option<f64>, mbps: Option<f64>) -> DiskLimits {
-    DiskLimits {
-        name: "E:".to_owned(),
-        role: Role::Data,
-        cache: Cache::None,
-        cache_assumed: false,
-        sku: Some("P30".to_owned()),
-        kind: Some(DiskKind::PremiumSsd),
-        size_gib: Some(1024.0),
-        iops,
-        mbps,
-        origin: FigureOrigin::Catalog,
-        burst: BurstModel::None,
-        burst_iops: None,
-        burst_mbps: None,
-        pool: None,
-        source: Vec::new(),
-    }
+    fixtures::p30("E:", Cache::None, Role::Data, iops, mbps)
 }
 
 fn vm() -> VmInfo {
     VmInfo {
-        limits: VmLimits {
-            size: "Standard_DS13_v2".to_owned(),
-            series: "DSv2".to_owned(),
-            vcpu: Some(8),
-            max_data_disks: Some(32),
-            temp_gib: Some(112.0),
-            cache_gib: Some(288.0),
-            cached_iops: Some(32000.0),
-            cached_mbps: Some(256.0),
-            uncached_iops: Some(25600.0),
-            uncached_mbps: Some(384.0),
-            uncached_burst_iops: None,
-            uncached_burst_mbps: None,
-            premium_storage: true,
-            host_caching: true,
-            overridden: Vec::new(),
-            source: Vec::new(),
-        },
+        limits: fixtures::ds13_v2(),
         memory_gib: Some(56.0),
         provisioned_iops: Some(5000.0),
         provisioned_mbps: Some(200.0),
     }
 }
 
-/// A VM with one P30 data disk `E:` (caps as given), matched to capture target `2 E:`.
 fn one_disk(iops_cap: Option<f64>, mbps_cap: Option<f64>) -> (StaticContext, TargetId) {
     let mut c = StaticContext { topology: true, vm: Some(vm()), ..Default::default() };
     let t = c.add_target("2 E:", TargetKind::Disk);

@@ -35,9 +35,11 @@ use std::sync::Arc;
 
 use advisor_model::{Metric, TargetKind};
 use advisor_rules::eval::{DiskInfo, StaticContext, VmInfo, evaluate_rule};
-use advisor_topology::{BurstModel, Cache, DiskKind, DiskLimits, FigureOrigin, Role, VmLimits};
+use advisor_topology::{Cache, DiskLimits, Role};
 use proptest::prelude::*;
 use proptest::sample::select;
+
+mod fixtures;
 
 const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 
@@ -659,45 +661,12 @@ fn data() -> impl Strategy<Value = Data> {
 }
 
 fn disk() -> DiskLimits {
-    DiskLimits {
-        name: "E:".to_owned(),
-        role: Role::Data,
-        cache: Cache::ReadOnly,
-        cache_assumed: false,
-        sku: Some("P30".to_owned()),
-        kind: Some(DiskKind::PremiumSsd),
-        size_gib: Some(1024.0),
-        iops: Some(5000.0),
-        mbps: Some(200.0),
-        origin: FigureOrigin::Catalog,
-        burst: BurstModel::None,
-        burst_iops: None,
-        burst_mbps: None,
-        pool: None,
-        source: Vec::new(),
-    }
+    fixtures::p30("E:", Cache::ReadOnly, Role::Data, Some(5000.0), Some(200.0))
 }
 
 fn vm() -> VmInfo {
     VmInfo {
-        limits: VmLimits {
-            size: "Standard_DS13_v2".to_owned(),
-            series: "DSv2".to_owned(),
-            vcpu: Some(8),
-            max_data_disks: Some(32),
-            temp_gib: Some(112.0),
-            cache_gib: Some(288.0),
-            cached_iops: Some(32000.0),
-            cached_mbps: Some(256.0),
-            uncached_iops: Some(25600.0),
-            uncached_mbps: Some(384.0),
-            uncached_burst_iops: None,
-            uncached_burst_mbps: None,
-            premium_storage: true,
-            host_caching: true,
-            overridden: Vec::new(),
-            source: Vec::new(),
-        },
+        limits: fixtures::ds13_v2(),
         memory_gib: Some(56.0),
         provisioned_iops: Some(5000.0),
         provisioned_mbps: Some(200.0),

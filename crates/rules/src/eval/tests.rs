@@ -1,10 +1,13 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::float_cmp)]
 
 use advisor_model::{BenchSettings, Direction, Metric, TargetKind};
-use advisor_topology::{BurstModel, Cache, DiskKind, DiskLimits, FigureOrigin, Role, VmLimits};
+use advisor_topology::{Cache, DiskLimits, Role};
 
 use super::*;
 use crate::registry::{Origin, Registry, RuleFile};
+
+#[path = "../../tests/fixtures/mod.rs"]
+mod fixtures;
 
 /// A rule from its parts; `scope` is `vm`, `disk`, ...
 fn rule(scope: &str, body: &str, evidence: &str) -> CheckedRule {
@@ -19,45 +22,12 @@ fn rule(scope: &str, body: &str, evidence: &str) -> CheckedRule {
 }
 
 fn disk(name: &str, cache: Cache, role: Role, iops: Option<f64>, mbps: Option<f64>) -> DiskLimits {
-    DiskLimits {
-        name: name.to_owned(),
-        role,
-        cache,
-        cache_assumed: false,
-        sku: Some("P30".to_owned()),
-        kind: Some(DiskKind::PremiumSsd),
-        size_gib: Some(1024.0),
-        iops,
-        mbps,
-        origin: FigureOrigin::Catalog,
-        burst: BurstModel::None,
-        burst_iops: None,
-        burst_mbps: None,
-        pool: None,
-        source: Vec::new(),
-    }
+    fixtures::p30(name, cache, role, iops, mbps)
 }
 
 fn vm() -> VmInfo {
     VmInfo {
-        limits: VmLimits {
-            size: "Standard_DS13_v2".to_owned(),
-            series: "DSv2".to_owned(),
-            vcpu: Some(8),
-            max_data_disks: Some(32),
-            temp_gib: Some(112.0),
-            cache_gib: Some(288.0),
-            cached_iops: Some(32000.0),
-            cached_mbps: Some(256.0),
-            uncached_iops: Some(25600.0),
-            uncached_mbps: Some(384.0),
-            uncached_burst_iops: None,
-            uncached_burst_mbps: None,
-            premium_storage: true,
-            host_caching: true,
-            overridden: Vec::new(),
-            source: Vec::new(),
-        },
+        limits: fixtures::ds13_v2(),
         memory_gib: Some(56.0),
         provisioned_iops: Some(5000.0),
         provisioned_mbps: Some(200.0),
