@@ -96,7 +96,7 @@ fn premium_v2_and_ultra_resolve_to_provisioned_kinds() {
 #[test]
 fn every_row_has_a_source_and_sane_figures() {
     let c = catalog();
-    assert_eq!(c.vm_sizes().len(), 305);
+    assert_eq!(c.vm_sizes().len(), 306);
     assert_eq!(c.disk_skus().len(), 79);
     for vm in c.vm_sizes() {
         assert!(!vm.source.is_empty(), "{}", vm.name);
