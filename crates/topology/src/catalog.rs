@@ -21,6 +21,15 @@ struct Embedded;
 const VM_FILE: &str = "vm_sizes.csv";
 const DISK_FILE: &str = "disk_skus.csv";
 
+/// The built-in catalog files, as `../shared/catalog` names them.
+pub const BUILTIN_FILES: [&str; 2] = [VM_FILE, DISK_FILE];
+
+/// The text of a built-in catalog file (`vm_sizes.csv`, `disk_skus.csv`) exactly as it is
+/// compiled into the binary; `None` for another name.
+pub fn builtin_csv(file: &str) -> Option<String> {
+    Embedded::get(file).map(|f| String::from_utf8_lossy(&f.data).into_owned())
+}
+
 /// Disks of this size or larger cannot use host caching.
 pub const HOST_CACHE_MAX_GIB: f64 = 4096.0;
 /// The largest Premium SSD that uses credit-based bursting (P20); larger ones burst on demand.
@@ -37,7 +46,8 @@ pub struct VmSize {
     /// Local temp disk size; `Some(0)` when the size has none.
     pub temp_gib: Option<f64>,
     pub max_data_disks: Option<u32>,
-    /// Cached and temp storage limit (host cache + temp disk).
+    /// Cached and temp storage limit (host cache + temp disk). `None` where Microsoft
+    /// publishes none: [`VmSize::cached_gap`] says why.
     pub cached_iops: Option<f64>,
     pub cached_mbps: Option<f64>,
     pub cache_gib: Option<f64>,
@@ -253,11 +263,81 @@ impl VmSize {
         }
     }
 
+    /// Why the catalog has no cached limit for this size (`None` when it has one). Both
+    /// cached figures are missing together for every built-in row.
+    pub fn cached_gap(&self) -> Option<CachedGap> {
+        if self.cached_iops.is_some() || self.cached_mbps.is_some() {
+            return None;
+        }
+        Some(if !self.host_caching() {
+            CachedGap::NoHostCaching
+        } else {
+            match self.temp_gib {
+                Some(t) if t > 0.0 => CachedGap::TempOnly,
+                Some(_) => CachedGap::NoTempDisk,
+                None => CachedGap::NotPublished,
+            }
+        })
+    }
+
+    /// [`VmSize::cached_gap`] as the sentence a user reads, naming the series as people
+    /// know it (`B-series v1` rather than `Bms`).
+    pub fn cached_gap_reason(&self) -> Option<String> {
+        let gap = self.cached_gap()?;
+        let label = match self.parts() {
+            Some(p) if p.family == "B" && p.version.is_none() => "B-series v1".to_owned(),
+            _ => self.series(),
+        };
+        Some(gap.reason(&label))
+    }
+
     /// Whether `--series X` selects this size: the series (`Easv5`), or the family and
     /// version (`Ev5`, `DS`), case-insensitively.
     pub fn in_series(&self, series: &str) -> bool {
         self.series().eq_ignore_ascii_case(series)
             || self.family_version().eq_ignore_ascii_case(series)
+    }
+}
+
+/// Why a VM size has no cached limit (the "cached and temp storage" IOPS and MB/s shared by
+/// host-cached disks and the temp disk). See `../shared/catalog/NOTES.md`, sections 4, 8, 9.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CachedGap {
+    /// The series cannot use host caching (B v1, the L series): what its pages publish for
+    /// local storage is the local disks' own throughput, not a cached limit.
+    NoHostCaching,
+    /// Host caching works and the size has a temp disk, but its current page gives only
+    /// temp-storage figures and no cached limit (Ddsv4 and Edsv4 since the 2020 "cached and
+    /// temp storage" column was renamed "temp storage", Ddsv5, Edsv5, Ddsv6, ...).
+    TempOnly,
+    /// No cached limit on the size's page, and no temp disk beside the remote disks (most
+    /// v5 and v6 sizes without a local disk).
+    NoTempDisk,
+    /// No cached limit, and the temp disk is not known either (a user's catalog row).
+    NotPublished,
+}
+
+impl CachedGap {
+    /// One sentence a user reads after "no cached limit": why the catalog has none.
+    pub fn reason(self, series: &str) -> String {
+        match self {
+            Self::NoHostCaching => format!(
+                "{series} does not support host caching; what Microsoft publishes for its local storage is the local disks' own throughput, not a cached limit, and the catalog does not carry it"
+            ),
+            Self::TempOnly if matches!(series, "Ddsv4" | "Edsv4") => format!(
+                "Microsoft publishes only temp-storage figures for {series}, no limit for host-cached disks: the 2020 pages' \"cached and temp storage\" column was renamed \"temp storage\" and no cached limit replaced it"
+            ),
+            Self::TempOnly => format!(
+                "Microsoft publishes only temp-storage figures for {series}, no limit for host-cached disks"
+            ),
+            Self::NoTempDisk => format!(
+                "Microsoft's size table for {series} gives no cached limit (the size has no temp disk; its remote disks are capped by the uncached figures)"
+            ),
+            Self::NotPublished => {
+                format!("Microsoft's size table for {series} gives no cached limit")
+            }
+        }
     }
 }
 

@@ -21,8 +21,9 @@ mod suggest;
 mod topology;
 
 pub use catalog::{
-    BurstModel, CREDIT_BURST_MAX_PREMIUM_GIB, Catalog, CatalogError, DiskKind, DiskSku,
-    HOST_CACHE_MAX_GIB, SizeRange, SkuRef, UnknownName, VmSize, fmt_num, fmt_opt, sku_key, vm_key,
+    BUILTIN_FILES, BurstModel, CREDIT_BURST_MAX_PREMIUM_GIB, CachedGap, Catalog, CatalogError,
+    DiskKind, DiskSku, HOST_CACHE_MAX_GIB, SizeRange, SkuRef, UnknownName, VmSize, builtin_csv,
+    fmt_num, fmt_opt, sku_key, vm_key,
 };
 pub use error::{ErrorKind, Snippet, TopologyError};
 pub use limits::{

@@ -2,7 +2,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use advisor_topology::{BurstModel, Catalog, DiskKind, SkuRef};
+use advisor_topology::{BurstModel, CachedGap, Catalog, DiskKind, SkuRef};
 
 fn catalog() -> Catalog {
     match Catalog::builtin() {
@@ -35,6 +35,69 @@ fn e16as_v5_has_burst_and_no_published_cache() {
     assert_eq!(e16.cached_mbps, None);
     assert_eq!(advisor_topology::fmt_opt(e16.cached_mbps), "not published");
     assert_eq!(e16.series(), "Easv5");
+}
+
+#[test]
+fn corrected_figures_of_2026_11_23() {
+    // ../shared/catalog/NOTES.md section 9: the audited corrections.
+    let c = catalog();
+    for size in ["Standard_D2ds_v4", "Standard_D64ds_v4", "Standard_E2ds_v4", "E80ids_v4"] {
+        let vm = c.vm(size).unwrap();
+        assert_eq!((vm.cached_iops, vm.cached_mbps, vm.cache_gib), (None, None, None), "{size}");
+    }
+    let d2 = c.vm("D2ds_v4").unwrap();
+    assert_eq!(
+        (d2.temp_gib, d2.uncached_iops, d2.uncached_mbps),
+        (Some(75.0), Some(3200.0), Some(48.0))
+    );
+    for size in ["B1ls", "B1s", "B1ms", "B2s", "B2ms", "B4ms", "B8ms", "B12ms", "B16ms", "B20ms"] {
+        let vm = c.vm(size).unwrap();
+        assert_eq!((vm.cached_iops, vm.cached_mbps), (None, None), "{size}");
+        assert!(vm.uncached_iops.is_some(), "{size}");
+    }
+    let e2as = c.vm("E2as_v4").unwrap();
+    assert_eq!((e2as.uncached_burst_iops, e2as.uncached_burst_mbps), (Some(4000.0), Some(200.0)));
+    assert_eq!((e2as.cached_iops, e2as.cached_mbps), (Some(4000.0), Some(32.0)));
+    assert!(e2as.source.iter().any(|s| s.ends_with("memory-optimized/easv4-series.md")));
+    let d192 = c.vm("Standard_D192ds_v6").unwrap();
+    assert_eq!((d192.vcpu, d192.temp_gib), (Some(192), Some(10560.0)));
+    assert_eq!((d192.uncached_iops, d192.uncached_mbps), (Some(260000.0), Some(12000.0)));
+}
+
+#[test]
+fn a_missing_cached_limit_says_why() {
+    let c = catalog();
+    let gap = |s: &str| c.vm(s).unwrap().cached_gap();
+    assert_eq!(gap("Standard_DS13_v2"), None);
+    assert_eq!(gap("Standard_D2ds_v4"), Some(CachedGap::TempOnly));
+    assert_eq!(gap("Standard_E16ds_v5"), Some(CachedGap::TempOnly));
+    assert_eq!(gap("Standard_B1s"), Some(CachedGap::NoHostCaching));
+    assert_eq!(gap("Standard_L8s_v3"), Some(CachedGap::NoHostCaching));
+    assert_eq!(gap("Standard_E16as_v5"), Some(CachedGap::NoTempDisk));
+    let why = |s: &str| c.vm(s).unwrap().cached_gap_reason().unwrap_or_default();
+    assert!(why("D2ds_v4").contains("only temp-storage figures for Ddsv4"), "{}", why("D2ds_v4"));
+    assert!(why("D2ds_v4").contains("renamed \"temp storage\""), "{}", why("D2ds_v4"));
+    assert!(
+        why("B1ms").starts_with("B-series v1 does not support host caching"),
+        "{}",
+        why("B1ms")
+    );
+    assert!(why("E16as_v5").contains("no temp disk"), "{}", why("E16as_v5"));
+    // Every size without cached figures has a reason; none with them has one.
+    for vm in c.vm_sizes() {
+        assert_eq!(vm.cached_gap().is_some(), vm.cached_iops.is_none(), "{}", vm.name);
+    }
+    // A user's row with figures closes the gap; one without a temp disk figure says less.
+    let mut c = catalog();
+    c.merge_csv(
+        "mine.csv",
+        "size,cached_iops,cached_mbps,source\nD2ds_v4,19000,120,my test\n",
+        true,
+    )
+    .unwrap();
+    assert_eq!(c.vm("D2ds_v4").unwrap().cached_gap(), None);
+    c.merge_csv("mine.csv", "size,uncached_iops,source\nStandard_Z9s_v9,100,lab\n", true).unwrap();
+    assert_eq!(c.vm("Z9s_v9").unwrap().cached_gap(), Some(CachedGap::NotPublished));
 }
 
 #[test]
