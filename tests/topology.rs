@@ -67,3 +67,164 @@ fn a_bad_cache_value_is_refused_with_its_line_and_column() {
       help: `cache` is one of: None, ReadOnly, ReadWrite
     "#);
 }
+
+#[test]
+fn catalog_vm_says_why_a_ddsv4_size_has_no_cached_limit() {
+    // ../shared/catalog/NOTES.md section 9: the 2020 "cached and temp storage" figures of
+    // Ddsv4 (19000 IOPS / 120 MB/s for D2ds_v4) are not a cached limit.
+    let (code, out, err) = run(&["catalog", "vm", "Standard_D2ds_v4"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("19000") && !out.contains("120 MB/s"), "{out}");
+    insta::assert_snapshot!(out, @r#"
+    Standard_D2ds_v4 (series Ddsv4)
+      vCPUs                     2
+      memory                    8 GiB
+      temp disk                 75 GiB
+      max data disks            4
+      cached IOPS               not published
+      cached throughput         not published
+      cache size                not published
+      uncached IOPS             3200 IOPS
+      uncached throughput       48 MB/s
+      uncached burst IOPS       4000 IOPS
+      uncached burst throughput 200 MB/s
+      premium storage           supported
+      host caching              supported
+      no cached limit           Microsoft publishes only temp-storage figures for Ddsv4, no limit for
+                                host-cached disks: the 2020 pages' "cached and temp storage" column was
+                                renamed "temp storage" and no cached limit replaced it. Rules that
+                                compare with the cached limit report Standard_D2ds_v4 as not evaluated;
+                                set cached_iops and cached_mbps in the topology's [vm] section if you
+                                have figures.
+      cached = host-cached disks + the temp disk; uncached = all remote disks
+      source                    MicrosoftDocs/azure-compute-docs:articles/virtual-machines/sizes/general-purpose/ddsv4-series.md
+                                MicrosoftDocs/azure-docs:articles/virtual-machines/ddv4-ddsv4-series.md
+    "#);
+}
+
+#[test]
+fn catalog_vm_says_b_series_v1_has_no_host_caching() {
+    let (code, out, err) = run(&["catalog", "vm", "b1s"]);
+    assert_eq!(code, 0, "{err}");
+    insta::assert_snapshot!(out, @r#"
+    Standard_B1s (series Bs)
+      vCPUs                     1
+      memory                    1 GiB
+      temp disk                 4 GiB
+      max data disks            2
+      cached IOPS               not published
+      cached throughput         not published
+      cache size                not published
+      uncached IOPS             320 IOPS
+      uncached throughput       10 MB/s
+      uncached burst IOPS       4000 IOPS
+      uncached burst throughput 100 MB/s
+      premium storage           supported
+      host caching              not supported
+      no cached limit           B-series v1 does not support host caching; what Microsoft publishes for
+                                its local storage is the local disks' own throughput, not a cached
+                                limit, and the catalog does not carry it. Rules that compare with the
+                                cached limit report Standard_B1s as not evaluated; set cached_iops and
+                                cached_mbps in the topology's [vm] section if you have figures.
+      cached = host-cached disks + the temp disk; uncached = all remote disks
+      source                    MicrosoftDocs/azure-compute-docs:articles/virtual-machines/sizes/general-purpose/bv1-series.md
+                                MicrosoftDocs/azure-docs:articles/virtual-machines/sizes-b-series-burstable.md
+    "#);
+}
+
+#[test]
+fn catalog_vm_json_carries_the_temp_disk_and_why_no_cached_limit() {
+    let json = |size: &str| -> serde_json::Value {
+        let (code, out, err) = run(&["catalog", "vm", size, "--json"]);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+    };
+    let d2 = json("Standard_D2ds_v4");
+    assert_eq!(d2["temp_gib"], 75.0);
+    assert!(d2["cached_iops"].is_null() && d2["cached_mbps"].is_null(), "{d2}");
+    assert_eq!(d2["cached_gap"], "temp_only");
+    let why = d2["cached_gap_reason"].as_str().unwrap_or_default();
+    assert!(why.starts_with("Microsoft publishes only temp-storage figures for Ddsv4"), "{why}");
+    let b1s = json("Standard_B1s");
+    assert_eq!(
+        (b1s["cached_gap"].as_str(), b1s["temp_gib"].as_f64()),
+        (Some("no_host_caching"), Some(4.0))
+    );
+    assert_eq!(b1s["host_caching"], false);
+    let ds13 = json("Standard_DS13_v2");
+    assert!(ds13["cached_gap"].is_null() && ds13["cached_gap_reason"].is_null(), "{ds13}");
+    assert_eq!(ds13["cached_mbps"], 256.0);
+}
+
+/// The DS13_v2 field case (a busy temp disk beside a cached P30) on a size whose cached limit
+/// is not published: the cached rules must say so, not pass silently and not judge against
+/// the 2020 figure.
+#[test]
+fn rules_that_need_a_cached_limit_are_not_evaluated_where_none_is_published() {
+    let dir = std::env::temp_dir().join(format!("advisor-topology-{}-gap", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let capture =
+        repo().join("fixtures/scenarios/ds13v2-temp-disk-throttles-cached-p30/capture.csv");
+    let capture = capture.to_string_lossy().into_owned();
+    let cached_rules = [
+        "temp-disk-pressure",
+        "temp-disk-with-cached-disks",
+        "vm-cached-iops-cap",
+        "vm-cached-provisioned-exceeds-cap",
+        "vm-cached-throughput-cap",
+    ];
+    let analyze = |size: &str, extra: &[&str]| -> serde_json::Value {
+        let topology = dir.join(format!("{size}.toml"));
+        let text = format!(
+            "[vm]\nsize = \"{size}\"\ntemp_disk = \"D:\"\n\n[[disk]]\nname = \"C:\"\nsku = \"P10\"\nrole = \"os\"\n\n[[disk]]\nname = \"E:\"\nsku = \"P30\"\ncache = \"ReadOnly\"\nrole = \"data\"\n"
+        );
+        std::fs::write(&topology, text).expect("topology");
+        let topology = topology.to_string_lossy().into_owned();
+        let mut args = vec!["analyze", &capture, "--topology", &topology, "--format", "json"];
+        args.extend(extra);
+        let (code, out, err) = run(&args);
+        assert!(code == 0 || code == 1, "exit {code}: {err}");
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+    };
+    let fired = |r: &serde_json::Value, rule: &str| {
+        r["findings"].as_array().is_some_and(|f| f.iter().any(|x| x["rule"] == rule))
+    };
+    let reason = |r: &serde_json::Value, rule: &str| -> Option<String> {
+        r["not_evaluated"]
+            .as_array()?
+            .iter()
+            .find(|n| n["rule"] == rule)
+            .map(|n| n["reason"].as_str().unwrap_or_default().to_owned())
+    };
+    for size in ["Standard_D2ds_v4", "Standard_B1s"] {
+        let report = analyze(size, &[]);
+        for rule in cached_rules {
+            assert!(!fired(&report, rule), "{size}: {rule} fired without a cached limit");
+            let why = reason(&report, rule)
+                .unwrap_or_else(|| panic!("{size}: {rule} is not listed as not evaluated"));
+            assert!(
+                why.starts_with(&format!("{size} has no published cached")),
+                "{size}: {rule}: {why}"
+            );
+        }
+        // The uncached budget is published and still judged.
+        assert!(reason(&report, "vm-uncached-throughput-cap").is_none(), "{size}");
+        if size == "Standard_B1s" {
+            // The topology warning on caching a disk of a B v1 size still holds.
+            let warnings = report["warnings"].to_string();
+            assert!(warnings.contains("Standard_B1s does not support host caching"), "{warnings}");
+        }
+    }
+    // With the 2020 "cached and temp storage" figures put back through --catalog, the same
+    // capture is judged against them: the verdict the corrected catalog no longer makes.
+    let old = dir.join("ddsv4-2020.csv");
+    std::fs::write(
+        &old,
+        "size,cached_iops,cached_mbps,cache_gib,source\nStandard_D2ds_v4,19000,120,50,2020 page\n",
+    )
+    .expect("catalog");
+    let report = analyze("Standard_D2ds_v4", &["--catalog", &old.to_string_lossy()]);
+    assert!(fired(&report, "vm-cached-throughput-cap"), "{report}");
+    assert!(reason(&report, "vm-cached-throughput-cap").is_none());
+    std::fs::remove_dir_all(&dir).ok();
+}

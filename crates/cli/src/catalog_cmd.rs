@@ -134,6 +134,8 @@ fn vm_json(vm: &VmSize) -> Value {
         m.insert("series".into(), json!(vm.series()));
         m.insert("premium_storage".into(), json!(vm.premium_storage()));
         m.insert("host_caching".into(), json!(vm.host_caching()));
+        m.insert("cached_gap".into(), json!(vm.cached_gap()));
+        m.insert("cached_gap_reason".into(), json!(vm.cached_gap_reason()));
         m.insert("units".into(), json!({"iops": "IO/s", "mbps": "MB/s", "gib": "GiB"}));
     }
     v
@@ -191,8 +193,39 @@ fn render_vm(out: &mut String, vm: &VmSize) -> std::fmt::Result {
     for (k, v) in &rows {
         writeln!(out, "  {k:<26}{v}")?;
     }
+    if let Some(why) = vm.cached_gap_reason() {
+        let text = format!(
+            "{why}. Rules that compare with the cached limit report {} as not evaluated; set cached_iops and cached_mbps in the topology's [vm] section if you have figures.",
+            vm.name
+        );
+        for (i, line) in wrap(&text, WRAP_WIDTH).iter().enumerate() {
+            writeln!(out, "  {:<26}{line}", if i == 0 { "no cached limit" } else { "" })?;
+        }
+    }
     writeln!(out, "  cached = host-cached disks + the temp disk; uncached = all remote disks")?;
     render_source(out, &vm.source)
+}
+
+/// The width of a wrapped value column (the label column is 28 wide).
+const WRAP_WIDTH: usize = 72;
+
+/// Words into lines of at most `width` characters (a longer word gets a line of its own).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
 }
 
 fn render_source(out: &mut String, source: &[String]) -> std::fmt::Result {
@@ -352,6 +385,19 @@ mod tests {
         for want in ["256 MB/s", "384 MB/s", "25600 IOPS", "dv2-dsv2-series-memory.md"] {
             assert!(out.contains(want), "{want} missing from\n{out}");
         }
+    }
+
+    #[test]
+    fn long_reasons_wrap_at_word_boundaries() {
+        let text = "Microsoft publishes only temp-storage figures for Ddsv4, no limit for host-cached disks";
+        let lines = wrap(text, 30);
+        assert!(lines.iter().all(|l| l.chars().count() <= 30), "{lines:?}");
+        assert_eq!(lines.join(" "), text);
+        assert_eq!(
+            wrap("a-word-longer-than-the-width next", 10),
+            ["a-word-longer-than-the-width", "next"]
+        );
+        assert!(wrap("", 10).is_empty());
     }
 
     #[test]
