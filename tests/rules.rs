@@ -197,7 +197,8 @@ fn rule_cases(id: &str) -> Vec<String> {
                 .map(|e| e.file_name().to_string_lossy().into_owned())
                 .filter(|n| {
                     ["fires", "quiet"].iter().any(|c| {
-                        n == c || n.strip_prefix(c).is_some_and(|r| r.starts_with('-') && r.len() > 1)
+                        n == c
+                            || n.strip_prefix(c).is_some_and(|r| r.starts_with('-') && r.len() > 1)
                     })
                 })
                 .collect()
@@ -443,7 +444,8 @@ fn write_accelerator_unknown_is_not_evaluated_with_the_key_to_set() {
     let (inputs, _) = load_case(&dir);
     let text = std::fs::read_to_string(dir.join("topology.toml")).expect("topology");
     let text = text.replace("write_accelerator = false\n", "");
-    let t = Topology::parse("t.toml", &text, &Catalog::builtin().expect("catalog")).expect("parses");
+    let t =
+        Topology::parse("t.toml", &text, &Catalog::builtin().expect("catalog")).expect("parses");
     let a = analyze(&inputs, Some(&t), &Options::default()).expect("analyze");
     let id = "write-accelerator-log-disk";
     assert!(!fired(&a, id), "{}", summary(&a));

@@ -699,7 +699,9 @@ impl NoHostCache {
                 fmt_num(*gib)
             ),
             Self::VmSize(size) => {
-                format!("{size} does not support Premium Storage caching (its feature table says so)")
+                format!(
+                    "{size} does not support Premium Storage caching (its feature table says so)"
+                )
             }
         }
     }
