@@ -664,10 +664,27 @@ impl<'a> Env<'a> {
                 let Some(b) = c.benches().get(i) else { return missing("internal: bench") };
                 // The topology disk whose capture targets include the run's target (a
                 // DiskSpd file under `E:\`, fio's filename `/dev/sdc`).
-                match c.disks().iter().find(|d| d.targets.contains(&b.target)) {
-                    Some(d) => Ok(V::Cache(cache_mode(d.limits.cache))),
+                // A striped volume (`F:` over its members) goes through its members' caches:
+                // the first cached member's, else None.
+                let pool_cache = || {
+                    let p = c.pools().iter().find(|p| p.targets.contains(&b.target))?;
+                    let caches = p.members.iter().filter_map(|m| c.disks().get(*m));
+                    Some(
+                        caches
+                            .map(|d| d.limits.cache)
+                            .find(|x| x.is_cached())
+                            .unwrap_or(advisor_topology::Cache::None),
+                    )
+                };
+                let disk_cache = c
+                    .disks()
+                    .iter()
+                    .find(|d| d.targets.contains(&b.target))
+                    .map(|d| d.limits.cache);
+                match disk_cache.or_else(pool_cache) {
+                    Some(cache) => Ok(V::Cache(cache_mode(cache))),
                     None => missing(format!(
-                        "the disk {} ran on is not in the topology: name its disk in --topology as the benchmark does (DiskSpd E:\\..., fio filename /dev/sdc)",
+                        "the disk {} ran on is not in the topology: name its disk or pool in --topology as the benchmark does (DiskSpd E:\\..., fio filename /dev/sdc)",
                         self.label(e)
                     )),
                 }
