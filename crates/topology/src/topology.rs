@@ -700,7 +700,7 @@ impl NoHostCache {
             ),
             Self::VmSize(size) => {
                 format!(
-                    "{size} does not support Premium Storage caching (its feature table says so)"
+                    "{size} does not support host caching (its feature table: Premium Storage caching not supported)"
                 )
             }
         }
