@@ -47,6 +47,8 @@ const CONTRACT_IDS: &[&str] = &[
     "bench-too-short",
     "bench-hit-vm-cap",
     "cpu-saturated",
+    // Second wave (contract.md, "Added for the second wave").
+    "write-accelerator-log-disk",
 ];
 
 /// Cases that fail because a RULE or the EVALUATOR is wrong, not the fixture: (rule id or
