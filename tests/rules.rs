@@ -47,6 +47,8 @@ const CONTRACT_IDS: &[&str] = &[
     "bench-too-short",
     "bench-hit-vm-cap",
     "cpu-saturated",
+    // Second wave (contract.md, "Added for the second wave").
+    "write-accelerator-log-disk",
 ];
 
 /// Cases that fail because a RULE or the EVALUATOR is wrong, not the fixture: (rule id or
@@ -187,22 +189,58 @@ fn rule_dir(id: &str) -> PathBuf {
     repo().join("fixtures/rules").join(id)
 }
 
-/// analyze(fires) reports `id`, analyze(quiet) does not; the fires findings of `id` are
-/// snapshotted as `<id>.snap`.
+/// The cases of a rule's fixture folder: `fires` and `quiet`, and any extra `fires-NAME` /
+/// `quiet-NAME` a defect needs beyond one near miss, sorted.
+fn rule_cases(id: &str) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(rule_dir(id))
+        .map(|rd| {
+            rd.flatten()
+                .filter(|e| e.path().is_dir())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| {
+                    ["fires", "quiet"].iter().any(|c| {
+                        n == c
+                            || n.strip_prefix(c).is_some_and(|r| r.starts_with('-') && r.len() > 1)
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// The snapshot of a firing case: `<id>` for `fires`, `<id>__NAME` for `fires-NAME`.
+fn case_snapshot(id: &str, case: &str) -> Option<String> {
+    match case {
+        "fires" => Some(id.to_owned()),
+        c => c.strip_prefix("fires-").map(|x| format!("{id}__{x}")),
+    }
+}
+
+/// analyze(fires*) reports `id`, analyze(quiet*) does not; the findings of `id` in each
+/// firing case are snapshotted (`<id>.snap`, `<id>__NAME.snap`).
 fn check_rule(id: &str) {
     let dir = rule_dir(id);
-    let fires = run(&dir.join("fires"));
-    let ok = expect(id, "fires", fired(&fires, id), || {
-        format!("expected a finding for {id} on fires/\n{}", summary(&fires))
-    });
-    if ok {
-        snapshot_settings()
-            .bind(|| insta::assert_snapshot!(id.to_owned(), transcript(&fires, Some(id))));
+    for case in rule_cases(id) {
+        let a = run(&dir.join(&case));
+        match case_snapshot(id, &case) {
+            Some(snap) => {
+                let ok = expect(id, &case, fired(&a, id), || {
+                    format!("expected a finding for {id} on {case}/\n{}", summary(&a))
+                });
+                if ok {
+                    snapshot_settings()
+                        .bind(|| insta::assert_snapshot!(snap, transcript(&a, Some(id))));
+                }
+            }
+            None => {
+                expect(id, &case, !fired(&a, id), || {
+                    format!("expected no finding for {id} on {case}/\n{}", summary(&a))
+                });
+            }
+        }
     }
-    let quiet = run(&dir.join("quiet"));
-    expect(id, "quiet", !fired(&quiet, id), || {
-        format!("expected no finding for {id} on quiet/\n{}", summary(&quiet))
-    });
 }
 
 macro_rules! rule_tests {
@@ -229,6 +267,7 @@ rule_tests! {
     read_heavy_disk_uncached => "read-heavy-disk-uncached",
     readwrite_cache_data_disk => "readwrite-cache-data-disk",
     write_heavy_disk_cached => "write-heavy-disk-cached",
+    write_accelerator_log_disk => "write-accelerator-log-disk",
     disk_burst_credits_exhausted => "disk-burst-credits-exhausted",
     disk_iops_throttled => "disk-iops-throttled",
     disk_throughput_throttled => "disk-throughput-throttled",
@@ -281,7 +320,10 @@ fn every_contract_id_is_shipped_and_every_rule_has_fixtures_and_a_test() {
         }
     }
     // Every snapshot belongs to a rule or a scenario.
-    let mut produced: Vec<String> = ids.iter().map(|s| (*s).to_owned()).collect();
+    let mut produced: Vec<String> = ids
+        .iter()
+        .flat_map(|id| rule_cases(id).into_iter().filter_map(|c| case_snapshot(id, &c)))
+        .collect();
     produced.extend(scenarios().into_iter().map(|s| format!("scenario__{}", s.name)));
     assert_no_orphans(&repo().join("tests/snapshots/rules"), &produced);
 }
@@ -381,4 +423,36 @@ fn without_a_topology_vm_rules_are_listed_as_not_evaluated_with_the_way_to_fix_i
         );
         assert!(!fired(&a, id), "{id} fired without a topology");
     }
+}
+
+/// Disks that cannot be cached are skipped by the cache advice, not reported as missing an
+/// input: a Premium SSD v2 whose SKU is given used to be "not evaluated" (no disk size).
+#[test]
+fn cache_advice_is_quiet_not_unevaluated_for_disks_that_cannot_cache() {
+    for case in ["quiet-premium-v2", "quiet-b-series"] {
+        let a = run(&rule_dir("read-heavy-disk-uncached").join(case));
+        let id = "read-heavy-disk-uncached";
+        assert!(!fired(&a, id), "{case}\n{}", summary(&a));
+        let skipped: Vec<_> = a.not_evaluated.iter().filter(|n| n.rule == id).collect();
+        assert!(skipped.is_empty(), "{case}: {id} not evaluated: {skipped:?}");
+    }
+}
+
+/// Write Accelerator: an M-series log disk whose topology does not say is not evaluated,
+/// with the key to add; other disks and VMs stay quiet without it.
+#[test]
+fn write_accelerator_unknown_is_not_evaluated_with_the_key_to_set() {
+    let dir = rule_dir("write-accelerator-log-disk").join("fires");
+    let (inputs, _) = load_case(&dir);
+    let text = std::fs::read_to_string(dir.join("topology.toml")).expect("topology");
+    let text = text.replace("write_accelerator = false\n", "");
+    let t =
+        Topology::parse("t.toml", &text, &Catalog::builtin().expect("catalog")).expect("parses");
+    let a = analyze(&inputs, Some(&t), &Options::default()).expect("analyze");
+    let id = "write-accelerator-log-disk";
+    assert!(!fired(&a, id), "{}", summary(&a));
+    let ne: Vec<_> = a.not_evaluated.iter().filter(|n| n.rule == id).collect();
+    assert_eq!(ne.len(), 1, "{}", summary(&a));
+    assert_eq!(ne[0].subject.as_deref(), Some("L:"), "{ne:?}");
+    assert!(ne[0].reason.contains("write_accelerator = true or false"), "{}", ne[0].reason);
 }

@@ -335,6 +335,8 @@ word_enum!(
     /// `vm.*`: the VM size's limits (catalog, topology overrides) and settings.
     VmField {
         Size = "size",
+        /// the size's family: `M` for Standard_M64ms, `DS` for Standard_DS13_v2.
+        Family = "family",
         CachedIops = "cached_iops",
         CachedMbps = "cached_mbps",
         UncachedIops = "uncached_iops",
@@ -361,7 +363,14 @@ word_enum!(
         Name = "name",
         Sku = "sku",
         Tier = "tier",
+        /// the effective host caching (none when the disk or VM cannot cache).
         Cache = "cache",
+        /// the host caching setting as written (or Azure's default).
+        CacheSetting = "cache_setting",
+        /// whether this disk on this VM could use host caching.
+        CanCache = "can_cache",
+        /// whether Write Accelerator is on (M-series).
+        WriteAccelerator = "write_accelerator",
         Role = "role",
         Size = "size",
         IopsCap = "iops_cap",
@@ -405,6 +414,8 @@ word_enum!(
         Duration = "duration",
         Warmup = "warmup",
         Engine = "engine",
+        /// the effective host caching of the topology disk the run targeted.
+        HostCache = "host_cache",
     }
 );
 
@@ -433,7 +444,7 @@ impl Field {
         use Dim::*;
         match self {
             Self::Vm(f) => match f {
-                VmField::Size => Text,
+                VmField::Size | VmField::Family => Text,
                 VmField::CachedIops
                 | VmField::UncachedIops
                 | VmField::UncachedBurstIops
@@ -448,12 +459,15 @@ impl Field {
             },
             Self::Disk(f) => match f {
                 DiskField::Name | DiskField::Sku | DiskField::Tier => Text,
-                DiskField::Cache => Cache,
+                DiskField::Cache | DiskField::CacheSetting => Cache,
                 DiskField::Role => Role,
                 DiskField::Size => Size,
                 DiskField::IopsCap | DiskField::BurstIops => Rate,
                 DiskField::MbpsCap | DiskField::BurstMbps => Throughput,
-                DiskField::IsStandard | DiskField::InPool => Bool,
+                DiskField::IsStandard
+                | DiskField::InPool
+                | DiskField::CanCache
+                | DiskField::WriteAccelerator => Bool,
             },
             Self::Pool(f) => match f {
                 PoolField::Name => Text,
@@ -472,6 +486,7 @@ impl Field {
                 BenchField::WriteRatio => Ratio,
                 BenchField::Random | BenchField::OsCache | BenchField::WriteThrough => Bool,
                 BenchField::Duration | BenchField::Warmup => Time,
+                BenchField::HostCache => Cache,
             },
             Self::Target(_) => Text,
         }

@@ -33,4 +33,6 @@ pub use matching::{CaptureTarget, Matching, Subject, TargetMatch, match_targets}
 pub use names::{matches, name_keys, normalize_name};
 pub use spec::SourceFormat;
 pub use suggest::did_you_mean;
-pub use topology::{Cache, Disk, Pool, Role, Topology, TopologyWarning, Vm};
+pub use topology::{
+    Cache, Disk, NoHostCache, Pool, Role, Topology, TopologyWarning, Vm, no_host_cache,
+};

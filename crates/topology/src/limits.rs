@@ -18,7 +18,8 @@ pub struct Limits {
     pub pools: Vec<PoolLimits>,
     /// Names of the local temp disk.
     pub temp_disks: Vec<String>,
-    /// Host-cached disks plus the temp disk share the VM's cached limit.
+    /// Disks whose *effective* host caching is on, plus the temp disk, share the VM's
+    /// cached limit (a disk that cannot be cached counts as uncached whatever its setting).
     pub cached: Budget,
     /// Every remote disk shares the VM's uncached limit (cache misses and writes to cached
     /// disks count here too).
@@ -67,9 +68,18 @@ pub enum FigureOrigin {
 pub struct DiskLimits {
     pub name: String,
     pub role: Role,
+    /// The effective host caching: None when the disk or the VM size cannot use host
+    /// caching, whatever the setting. The budgets count by it.
     pub cache: Cache,
+    /// The setting as written (or Azure's default): what `disk.cache_setting` reads.
+    pub cache_setting: Cache,
     /// True when the cache setting is Azure's default rather than written.
     pub cache_assumed: bool,
+    /// Whether this disk on this VM could use host caching (`None`: unknown, for want of
+    /// a SKU or a VM size).
+    pub can_cache: Option<bool>,
+    /// Write Accelerator (M-series), when the topology says.
+    pub write_accelerator: Option<bool>,
     pub sku: Option<String>,
     pub kind: Option<DiskKind>,
     pub size_gib: Option<f64>,
@@ -413,7 +423,10 @@ fn disk_limits(t: &Topology, d: &Disk) -> DiskLimits {
         name: d.name.clone(),
         role: d.role,
         cache: d.cache,
+        cache_setting: d.cache_setting,
         cache_assumed: d.cache_written.is_none(),
+        can_cache: d.can_cache,
+        write_accelerator: d.write_accelerator,
         sku: d.sku.clone(),
         kind: d.kind,
         size_gib: row.and_then(DiskSku::size_gib),

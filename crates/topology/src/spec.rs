@@ -46,6 +46,7 @@ pub(crate) struct DiskSpec {
     pub(crate) iops: Option<f64>,
     pub(crate) mbps: Option<f64>,
     pub(crate) bursting: Option<bool>,
+    pub(crate) write_accelerator: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -116,11 +116,21 @@ pub struct Disk {
     pub kind: Option<DiskKind>,
     /// The catalog row the figures come from (none for Ultra, or without a SKU).
     pub row: Option<DiskSku>,
-    /// Effective setting (an OS disk set to None runs ReadOnly).
+    /// The *effective* host caching: the setting, except None when the disk or the VM
+    /// size cannot use host caching ([`Disk::can_cache`] false). What the budgets count.
     pub cache: Cache,
-    /// What the topology wrote, when it did (else the default was taken: ReadWrite for
-    /// the OS disk, None for others).
+    /// The setting as written, or Azure's default when not written (ReadWrite for the OS
+    /// disk, None for others). An OS disk may be None: only ephemeral OS disks are
+    /// ReadOnly-only.
+    pub cache_setting: Cache,
+    /// What the topology wrote, when it did.
     pub cache_written: Option<Cache>,
+    /// Whether this disk on this VM could use host caching: false for Premium SSD v2,
+    /// Ultra, disks of 4 TiB or more and sizes without Premium Storage caching; `None`
+    /// when that is unknown (no SKU, or no VM size to judge by).
+    pub can_cache: Option<bool>,
+    /// `write_accelerator = true|false` (M-series log disks), when the topology says.
+    pub write_accelerator: Option<bool>,
     pub role: Role,
     /// `iops` / `mbps` from the topology (provisioned Premium SSD v2 / Ultra figures, or
     /// overrides).
@@ -220,6 +230,7 @@ impl Topology {
         })?;
         let temp_disk = self.vm.as_ref().and_then(|v| v.temp_disk.clone());
         self.vm = Some(Vm { size: row.clone(), overridden: Vec::new(), temp_disk });
+        apply_host_cache(self);
         self.warnings = validate(self);
         Ok(())
     }
@@ -299,6 +310,7 @@ fn resolve(p: &Parsed<'_>, catalog: &Catalog) -> Result<Topology, TopologyError>
             interleave_kib: pool.interleave_kib,
         });
     }
+    apply_host_cache(&mut t);
     t.warnings = validate(&t);
     Ok(t)
 }
@@ -400,20 +412,24 @@ fn resolve_disk(
         }
     }
     // Defaults: the OS disk is ReadWrite; data disks have no cache (disks-performance.md).
-    // An OS disk set to None runs ReadOnly: Azure overrides it.
-    let cache = match (given_cache, role) {
-        (None, Role::Os) => Cache::ReadWrite,
-        (Some(Cache::None), Role::Os) => Cache::ReadOnly,
+    // None on a managed OS disk is a valid setting and is kept.
+    let setting = match (given_cache, role) {
         (Some(c), _) => c,
+        (None, Role::Os) => Cache::ReadWrite,
         (None, _) => Cache::None,
     };
+    // The effective cache and `can_cache` depend on the VM size too: set by
+    // `apply_host_cache` once the VM is known.
     Ok(Disk {
         name: d.name.trim().to_owned(),
         sku: d.sku.clone(),
         kind,
         row,
-        cache,
+        cache: setting,
+        cache_setting: setting,
         cache_written: given_cache,
+        can_cache: None,
+        write_accelerator: d.write_accelerator,
         role,
         iops: d.iops,
         mbps: d.mbps,
@@ -500,52 +516,22 @@ pub(crate) fn validate(t: &Topology) -> Vec<TopologyWarning> {
                 "choose a size with premium storage support (an `s` size such as D4s_v5), or Standard disks",
             ));
         }
-        if !vm.size.host_caching() {
-            for d in t.disks.iter().filter(|d| d.cache.is_cached() && d.cache_written.is_some()) {
-                w.push(warn(
-                    "host-cache-unsupported-on-vm",
-                    &d.name,
-                    format!(
-                        "host caching is {}, but {} does not support host caching",
-                        d.cache, vm.size.name
-                    ),
-                    "set cache = \"None\"",
-                ));
-            }
-        }
     }
     for d in &t.disks {
-        let size_gib = d.row.as_ref().and_then(DiskSku::size_gib);
-        if d.cache.is_cached() {
-            if let Some(kind) = d.kind.filter(|k| !k.supports_host_cache()) {
-                w.push(warn(
-                    "host-cache-unsupported",
-                    &d.name,
-                    format!(
-                        "host caching is {}, but {kind} disks do not support host caching",
-                        d.cache
-                    ),
-                    "set cache = \"None\"",
-                ));
-            } else if let Some(gib) = size_gib.filter(|g| *g >= HOST_CACHE_MAX_GIB) {
-                w.push(warn(
-                    "host-cache-on-large-disk",
-                    &d.name,
-                    format!(
-                        "host caching is {} on a {} GiB disk: disks of 4 TiB or more cannot use host caching",
-                        d.cache,
-                        fmt_num(gib)
-                    ),
-                    "set cache = \"None\", or stripe several disks under 4 TiB (P40 or smaller) to cache them",
-                ));
-            }
-        }
-        if d.role == Role::Os && d.cache_written == Some(Cache::None) {
+        if d.cache_written.is_some_and(Cache::is_cached)
+            && let Some(why) = no_host_cache(d, vm.map(|v| &v.size))
+        {
             w.push(warn(
-                "os-disk-cache-none",
+                why.code(),
                 &d.name,
-                "cache = \"None\" on the OS disk: Azure does not allow it and runs the OS disk ReadOnly".to_owned(),
-                "set cache = \"ReadWrite\" (the default) or \"ReadOnly\"",
+                format!(
+                    "host caching is {} on {}, but {}: it runs without host caching, and its IO counts against the VM's uncached budget only ({})",
+                    d.cache_setting,
+                    d.name,
+                    why.reason(),
+                    why.doc()
+                ),
+                why.fix(),
             ));
         }
         if d.role == Role::Os && d.kind.is_some_and(DiskKind::is_provisioned) {
@@ -679,5 +665,124 @@ fn check_provisioned(t: &Topology, d: &Disk, w: &mut Vec<TopologyWarning>) {
             ),
             "provision more IOPS, or check the figures",
         ));
+    }
+}
+
+/// Why a disk has no host caching whatever its setting.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NoHostCache {
+    /// Premium SSD v2 and Ultra Disk have no host caching.
+    DiskKind(DiskKind),
+    /// Disks of 4 TiB (4,096 GiB) and more cannot be cached.
+    LargeDisk(f64),
+    /// The VM size does not support Premium Storage caching (B v1, the L series, sizes
+    /// without premium storage).
+    VmSize(String),
+}
+
+impl NoHostCache {
+    /// The topology warning's code (stable).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::DiskKind(_) => "host-cache-unsupported",
+            Self::LargeDisk(_) => "host-cache-on-large-disk",
+            Self::VmSize(_) => "host-cache-unsupported-on-vm",
+        }
+    }
+
+    /// Why, in a few words: "Premium SSD v2 disks have no host caching".
+    pub fn reason(&self) -> String {
+        match self {
+            Self::DiskKind(k) => format!("{k} disks have no host caching"),
+            Self::LargeDisk(gib) => format!(
+                "it is a {} GiB disk, and disks of 4 TiB (4,096 GiB) or more cannot use host caching",
+                fmt_num(*gib)
+            ),
+            Self::VmSize(size) => {
+                format!(
+                    "{size} does not support host caching (its feature table: Premium Storage caching not supported)"
+                )
+            }
+        }
+    }
+
+    /// The Microsoft page that says so.
+    pub fn doc(&self) -> &'static str {
+        match self {
+            Self::DiskKind(_) => "https://learn.microsoft.com/azure/virtual-machines/disks-types",
+            Self::LargeDisk(_) => {
+                "https://learn.microsoft.com/azure/virtual-machines/premium-storage-performance#disk-caching"
+            }
+            Self::VmSize(size) => size_doc(size),
+        }
+    }
+
+    fn fix(&self) -> &'static str {
+        match self {
+            Self::DiskKind(_) => "set cache = \"None\" (what Azure applies)",
+            Self::LargeDisk(_) => {
+                "set cache = \"None\" (what Azure applies), or stripe several disks under 4 TiB (P40 or smaller) to cache them"
+            }
+            Self::VmSize(_) => {
+                "set cache = \"None\" (what Azure applies), or choose a size with Premium Storage caching"
+            }
+        }
+    }
+}
+
+/// The feature table that says a size has no Premium Storage caching.
+fn size_doc(size: &str) -> &'static str {
+    let short = size.strip_prefix("Standard_").unwrap_or(size).to_ascii_lowercase();
+    let base = short.split(':').next().unwrap_or(&short);
+    if base.starts_with('b') && !base.contains("_v") {
+        "https://learn.microsoft.com/azure/virtual-machines/sizes/general-purpose/bv1-series"
+    } else if base.starts_with('l') && base.ends_with("_v3") && base.contains("as") {
+        "https://learn.microsoft.com/azure/virtual-machines/sizes/storage-optimized/lasv3-series"
+    } else if base.starts_with('l') && base.ends_with("_v3") {
+        "https://learn.microsoft.com/azure/virtual-machines/sizes/storage-optimized/lsv3-series"
+    } else if base.starts_with('l') && base.ends_with("_v2") {
+        "https://learn.microsoft.com/azure/virtual-machines/sizes/storage-optimized/lsv2-series"
+    } else if base.starts_with('l') {
+        "https://learn.microsoft.com/azure/virtual-machines/sizes-previous-gen"
+    } else {
+        "https://learn.microsoft.com/azure/virtual-machines/sizes/overview"
+    }
+}
+
+/// Why `d` on a VM of size `vm` has no host caching, when it has none whatever its setting.
+pub fn no_host_cache(d: &Disk, vm: Option<&VmSize>) -> Option<NoHostCache> {
+    if let Some(kind) = d.kind.filter(|k| !k.supports_host_cache()) {
+        return Some(NoHostCache::DiskKind(kind));
+    }
+    if let Some(gib) =
+        d.row.as_ref().and_then(DiskSku::size_gib).filter(|g| *g >= HOST_CACHE_MAX_GIB)
+    {
+        return Some(NoHostCache::LargeDisk(gib));
+    }
+    match vm {
+        Some(v) if !v.host_caching() => Some(NoHostCache::VmSize(v.name.clone())),
+        _ => None,
+    }
+}
+
+/// Works out each disk's effective cache and `can_cache` from its kind, size and the VM
+/// size (premium-storage-performance.md "Disk caching"; disks-types.md; the sizes' feature
+/// tables): such disks run uncached whatever the setting, and count in the uncached budget.
+fn apply_host_cache(t: &mut Topology) {
+    let vm = t.vm.as_ref().map(|v| v.size.clone());
+    for d in &mut t.disks {
+        if d.role == Role::Temp {
+            // The local temp disk: not a managed disk, no host cache setting of its own.
+            d.can_cache = Some(false);
+            d.cache = d.cache_setting;
+            continue;
+        }
+        let none = no_host_cache(d, vm.as_ref());
+        d.can_cache = match (&none, d.kind, &vm) {
+            (Some(_), _, _) => Some(false),
+            (None, Some(_), Some(_)) => Some(true),
+            _ => None,
+        };
+        d.cache = if none.is_some() { Cache::None } else { d.cache_setting };
     }
 }

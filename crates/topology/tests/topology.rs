@@ -220,3 +220,67 @@ fn premium_disks_on_a_size_without_premium_storage() {
     let codes: Vec<&str> = t.warnings.iter().map(|w| w.code).collect();
     assert_eq!(codes, ["premium-disk-on-standard-vm"]);
 }
+
+/// The rules see the cache Azure applies: None for disks and sizes that cannot cache
+/// (Premium SSD v2, Ultra, 4 TiB and more, B v1 and the L series), whatever the file says,
+/// and such disks count in the uncached budget only. None on the OS disk is kept.
+#[test]
+fn effective_host_cache_is_none_where_azure_cannot_cache() {
+    let src = "[vm]\nsize = \"Standard_DS13_v2\"\ntemp_disk = \"D:\"\n\
+               [[disk]]\nname = \"C:\"\nsku = \"P10\"\nrole = \"os\"\ncache = \"None\"\n\
+               [[disk]]\nname = \"E:\"\nsku = \"P30\"\ncache = \"ReadOnly\"\n\
+               [[disk]]\nname = \"F:\"\nsku = \"P50\"\ncache = \"ReadOnly\"\n\
+               [[disk]]\nname = \"G:\"\nsku = \"PremiumV2_LRS\"\ncache = \"ReadOnly\"\niops = 8000\nmbps = 300\n\
+               [[disk]]\nname = \"H:\"\ncache = \"ReadOnly\"\n";
+    let mut t = Topology::parse("t.toml", src, &catalog()).unwrap();
+    let l = t.limits();
+    let view = |n: &str| l.disk(n).map(|d| (d.cache_setting, d.cache, d.can_cache));
+    assert_eq!(view("C:"), Some((Cache::None, Cache::None, Some(true))));
+    assert_eq!(view("E:"), Some((Cache::ReadOnly, Cache::ReadOnly, Some(true))));
+    assert_eq!(view("F:"), Some((Cache::ReadOnly, Cache::None, Some(false))));
+    assert_eq!(view("G:"), Some((Cache::ReadOnly, Cache::None, Some(false))));
+    // No SKU: whether it can cache is unknown, and its setting stands.
+    assert_eq!(view("H:"), Some((Cache::ReadOnly, Cache::ReadOnly, None)));
+    assert_eq!(l.cached.members, ["E:", "H:", "D:"]);
+    assert_eq!(l.cached.provisioned_mbps, Some(200.0));
+    assert_eq!(l.uncached.members, ["C:", "E:", "F:", "G:", "H:"]);
+    let codes: Vec<&str> = t.warnings.iter().map(|w| w.code).collect();
+    assert_eq!(codes, ["host-cache-on-large-disk", "host-cache-unsupported"]);
+    assert!(t.warnings[0].message.contains("premium-storage-performance#disk-caching"));
+    assert!(t.warnings[1].message.contains("disks-types"), "{}", t.warnings[1].message);
+
+    // The same disks on a B v1 size: nothing can be cached, and the budget is empty of disks.
+    t.set_vm_size("Standard_B2ms", &catalog()).unwrap();
+    let l = t.limits();
+    assert!(l.disks.iter().all(|d| d.cache == Cache::None && d.can_cache == Some(false)));
+    assert_eq!(l.cached.members, ["D:"]);
+    let vm_warnings: Vec<&str> = t
+        .warnings
+        .iter()
+        .filter(|w| w.code == "host-cache-unsupported-on-vm")
+        .map(|w| w.subject.as_str())
+        .collect();
+    assert_eq!(vm_warnings, ["E:", "H:"]);
+    assert!(t.warnings.iter().any(|w| w.message.contains("bv1-series")));
+    // And on an L-series size.
+    t.set_vm_size("Standard_L8s_v3", &catalog()).unwrap();
+    assert!(t.limits().disks.iter().all(|d| d.cache == Cache::None));
+    assert!(t.warnings.iter().any(|w| w.message.contains("lsv3-series")));
+}
+
+#[test]
+fn write_accelerator_is_read_and_misspellings_are_caught() {
+    let src = "[vm]\nsize = \"Standard_M64ms\"\n[[disk]]\nname = \"L:\"\nsku = \"P30\"\nrole = \"log\"\nwrite_accelerator = true\n";
+    let l = Topology::parse("t.toml", src, &catalog()).unwrap().limits();
+    assert_eq!(l.disk("L:").and_then(|d| d.write_accelerator), Some(true));
+    let json = r#"{"vm": {"size": "Standard_M64ms"}, "disk": [{"name": "L:", "sku": "P30", "write_accelerator": false}]}"#;
+    let l = Topology::parse("t.json", json, &catalog()).unwrap().limits();
+    assert_eq!(l.disk("L:").and_then(|d| d.write_accelerator), Some(false));
+    let typo = "[[disk]]\nname = \"L:\"\nwrite_accelerater = true\n";
+    let e = Topology::parse("t.toml", typo, &catalog()).err().unwrap().to_string();
+    assert!(e.contains("unknown key `write_accelerater`"), "{e}");
+    assert!(e.contains("did you mean `write_accelerator`?"), "{e}");
+    let wrong = "[[disk]]\nname = \"L:\"\nwrite_accelerator = \"yes\"\n";
+    let e = Topology::parse("t.toml", wrong, &catalog()).err().unwrap().to_string();
+    assert!(e.starts_with("t.toml:3:"), "{e}");
+}

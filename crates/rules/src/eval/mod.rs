@@ -503,6 +503,15 @@ impl<'a> Env<'a> {
         };
         match f {
             VmField::Size => Ok(V::Text(l.size.clone())),
+            // The series' leading capitals: `Mms` -> `M`, `DSv2` -> `DS`.
+            VmField::Family => {
+                let fam: String = l.series.chars().take_while(char::is_ascii_uppercase).collect();
+                if fam.is_empty() {
+                    missing(format!("the family of {} is unknown", l.size))
+                } else {
+                    Ok(V::Text(fam))
+                }
+            }
             VmField::CachedIops => num(l.cached_iops, 1.0, "cached IOPS limit", "cached_iops"),
             VmField::CachedMbps => {
                 num(l.cached_mbps, AZURE_MB, "cached throughput limit", "cached_mbps")
@@ -577,11 +586,23 @@ impl<'a> Env<'a> {
                             "the tier of {what} is unknown: give its sku in --topology"
                         )),
                     },
-                    DiskField::Cache => Ok(V::Cache(match l.cache {
-                        advisor_topology::Cache::None => CacheMode::None,
-                        advisor_topology::Cache::ReadOnly => CacheMode::ReadOnly,
-                        advisor_topology::Cache::ReadWrite => CacheMode::ReadWrite,
-                    })),
+                    DiskField::Cache => Ok(V::Cache(cache_mode(l.cache))),
+                    DiskField::CacheSetting => Ok(V::Cache(cache_mode(l.cache_setting))),
+                    DiskField::CanCache => match l.can_cache {
+                        Some(b) => Ok(V::Bool(b)),
+                        None if l.kind.is_none() => missing(format!(
+                            "whether {what} can use host caching is unknown: give its sku in --topology"
+                        )),
+                        None => missing(format!(
+                            "whether {what} can use host caching depends on the VM size: {NEEDS_VM}"
+                        )),
+                    },
+                    DiskField::WriteAccelerator => match l.write_accelerator {
+                        Some(b) => Ok(V::Bool(b)),
+                        None => missing(format!(
+                            "whether Write Accelerator is on for {what} is unknown: set write_accelerator = true or false in its [[disk]] in --topology"
+                        )),
+                    },
                     DiskField::Role => Ok(V::Role(role(l.role))),
                     DiskField::Size => need(l.size_gib, GIB, "size", "give its sku"),
                     DiskField::IopsCap => need(l.iops, 1.0, "IOPS cap", CAPS),
@@ -637,6 +658,35 @@ impl<'a> Env<'a> {
                     },
                     PoolField::IopsCap => caps(l.sum_iops, 1.0),
                     PoolField::MbpsCap => caps(l.sum_mbps, AZURE_MB),
+                }
+            }
+            (Elem::Bench(i), Field::Bench(BenchField::HostCache)) => {
+                let Some(b) = c.benches().get(i) else { return missing("internal: bench") };
+                // The topology disk whose capture targets include the run's target (a
+                // DiskSpd file under `E:\`, fio's filename `/dev/sdc`).
+                // A striped volume (`F:` over its members) goes through its members' caches:
+                // the first cached member's, else None.
+                let pool_cache = || {
+                    let p = c.pools().iter().find(|p| p.targets.contains(&b.target))?;
+                    let caches = p.members.iter().filter_map(|m| c.disks().get(*m));
+                    Some(
+                        caches
+                            .map(|d| d.limits.cache)
+                            .find(|x| x.is_cached())
+                            .unwrap_or(advisor_topology::Cache::None),
+                    )
+                };
+                let disk_cache = c
+                    .disks()
+                    .iter()
+                    .find(|d| d.targets.contains(&b.target))
+                    .map(|d| d.limits.cache);
+                match disk_cache.or_else(pool_cache) {
+                    Some(cache) => Ok(V::Cache(cache_mode(cache))),
+                    None => missing(format!(
+                        "the disk {} ran on is not in the topology: name its disk or pool in --topology as the benchmark does (DiskSpd E:\\..., fio filename /dev/sdc)",
+                        self.label(e)
+                    )),
                 }
             }
             (Elem::Bench(i), Field::Bench(f)) => {
@@ -1291,6 +1341,14 @@ fn role(r: advisor_topology::Role) -> Role {
     }
 }
 
+fn cache_mode(c: advisor_topology::Cache) -> CacheMode {
+    match c {
+        advisor_topology::Cache::None => CacheMode::None,
+        advisor_topology::Cache::ReadOnly => CacheMode::ReadOnly,
+        advisor_topology::Cache::ReadWrite => CacheMode::ReadWrite,
+    }
+}
+
 fn bench_field(b: &BenchInfo, f: BenchField, label: &str) -> R<V> {
     let s = &b.settings;
     let need = |x: Option<f64>, what: &str| -> R<V> {
@@ -1337,6 +1395,8 @@ fn bench_field(b: &BenchInfo, f: BenchField, label: &str) -> R<V> {
         BenchField::Warmup => {
             need(s.warmup_s.or(s.tool.eq_ignore_ascii_case("fio").then_some(0.0)), "warm-up")
         }
+        // Answered by the caller, which knows the topology's disks.
+        BenchField::HostCache => missing("internal: bench.host_cache"),
     }
 }
 

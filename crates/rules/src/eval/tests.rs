@@ -363,3 +363,54 @@ fn reductions_of_an_empty_series_are_not_evaluated() {
         assert!(o.not_evaluated[0].reason.starts_with("no common samples"), "{cond}: {o:?}");
     }
 }
+
+/// `disk.cache` is the effective cache, `disk.cache_setting` the written one; `can_cache`
+/// and `write_accelerator` say what they lack; `bench.host_cache` is the cache of the disk
+/// the run targeted; `vm.family` the size's family letters.
+#[test]
+fn host_cache_fields() {
+    let (mut c, t) = one_disk();
+    {
+        let l = &mut c.disks[0].limits;
+        l.cache = Cache::None;
+        l.cache_setting = Cache::ReadOnly;
+        l.can_cache = Some(false);
+        l.write_accelerator = Some(false);
+    }
+    let r = rule(
+        "disk",
+        "when disk.cache == none and disk.cache_setting == readonly and not disk.can_cache and not disk.write_accelerator and vm.family == \"DS\"",
+        "{disk.cache} {disk.cache_setting}",
+    );
+    assert_eq!(only(&evaluate_rule(&r, &c)).evidence, "None ReadOnly");
+    let can = rule("disk", "when disk.can_cache", "x");
+    let wa = rule("disk", "when disk.write_accelerator", "x");
+    {
+        let l = &mut c.disks[0].limits;
+        l.can_cache = None;
+        l.write_accelerator = None;
+    }
+    let o = evaluate_rule(&can, &c);
+    assert!(o.not_evaluated[0].reason.contains("depends on the VM size"), "{o:?}");
+    c.disks[0].limits.kind = None;
+    let o = evaluate_rule(&can, &c);
+    assert!(o.not_evaluated[0].reason.contains("give its sku"), "{o:?}");
+    let o = evaluate_rule(&wa, &c);
+    assert!(o.not_evaluated[0].reason.contains("write_accelerator = true or false"), "{o:?}");
+
+    // A benchmark whose target is the disk's reads its effective cache; another does not.
+    c.disks[0].limits.cache = Cache::ReadWrite;
+    let other = c.add_target(r"F:\io.dat", TargetKind::Benchmark);
+    for (target, name) in [(t, "E:"), (other, r"F:\io.dat")] {
+        c.benches.push(BenchInfo {
+            target,
+            name: name.to_owned(),
+            settings: BenchSettings { tool: "DiskSpd".to_owned(), ..Default::default() },
+        });
+    }
+    let b = rule("bench", "when bench.host_cache != none", "{bench.host_cache}");
+    let o = evaluate_rule(&b, &c);
+    assert_eq!(only(&o).evidence, "ReadWrite");
+    assert_eq!(o.not_evaluated.len(), 1, "{o:?}");
+    assert!(o.not_evaluated[0].reason.contains("is not in the topology"), "{o:?}");
+}
