@@ -200,6 +200,17 @@ fn rules_that_need_a_cached_limit_are_not_evaluated_where_none_is_published() {
         let report = analyze(size, &[]);
         for rule in cached_rules {
             assert!(!fired(&report, rule), "{size}: {rule} fired without a cached limit");
+            // A B v1 size cannot host-cache (effective cache None on every disk): a rule that
+            // needs a cached disk has nothing to judge there and is quiet, not unevaluated.
+            if size == "Standard_B1s"
+                && matches!(
+                    rule,
+                    "temp-disk-with-cached-disks" | "vm-cached-provisioned-exceeds-cap"
+                )
+            {
+                assert!(reason(&report, rule).is_none(), "{size}: {rule}");
+                continue;
+            }
             let why = reason(&report, rule)
                 .unwrap_or_else(|| panic!("{size}: {rule} is not listed as not evaluated"));
             assert!(
