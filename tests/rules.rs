@@ -47,6 +47,9 @@ const CONTRACT_IDS: &[&str] = &[
     "bench-too-short",
     "bench-hit-vm-cap",
     "cpu-saturated",
+    // Second wave (issue 23).
+    "vm-uncached-burst-active",
+    "os-disk-workload",
 ];
 
 /// Cases that fail because a RULE or the EVALUATOR is wrong, not the fixture: (rule id or
@@ -252,6 +255,8 @@ rule_tests! {
     vm_provisioned_exceeds_vm_cap => "vm-provisioned-exceeds-vm-cap",
     vm_uncached_iops_cap => "vm-uncached-iops-cap",
     vm_uncached_throughput_cap => "vm-uncached-throughput-cap",
+    vm_uncached_burst_active => "vm-uncached-burst-active",
+    os_disk_workload => "os-disk-workload",
 }
 
 #[test]
