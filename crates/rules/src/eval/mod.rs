@@ -312,9 +312,7 @@ impl<'a> Env<'a> {
         let rule = self.rule;
         let chosen = rule.cases.iter().find(|c| matches!(self.eval(&c.when), Ok(V::Bool(true))));
         let (sev, title, evidence_parts, fix_parts) = match chosen {
-            Some(c) => {
-                (c.severity, c.title.as_ref().unwrap_or(&rule.title), &c.evidence, &c.fix)
-            }
+            Some(c) => (c.severity, c.title.as_ref().unwrap_or(&rule.title), &c.evidence, &c.fix),
             None => (rule.severity, &rule.title, &rule.evidence, &rule.fix),
         };
         let evidence = self.template(evidence_parts, &mut metrics);
