@@ -49,6 +49,8 @@ const CONTRACT_IDS: &[&str] = &[
     "cpu-saturated",
     // Second wave (contract.md, "Added for the second wave").
     "write-accelerator-log-disk",
+    "vm-uncached-burst-active",
+    "os-disk-workload",
 ];
 
 /// Cases that fail because a RULE or the EVALUATOR is wrong, not the fixture: (rule id or
@@ -291,6 +293,8 @@ rule_tests! {
     vm_provisioned_exceeds_vm_cap => "vm-provisioned-exceeds-vm-cap",
     vm_uncached_iops_cap => "vm-uncached-iops-cap",
     vm_uncached_throughput_cap => "vm-uncached-throughput-cap",
+    vm_uncached_burst_active => "vm-uncached-burst-active",
+    os_disk_workload => "os-disk-workload",
 }
 
 #[test]

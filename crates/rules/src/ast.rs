@@ -54,6 +54,9 @@ pub struct Rule {
     pub when: Option<When>,
     pub evidence: Option<Evidence>,
     pub fix: Option<Fix>,
+    /// `case` lines, in file order: the first whose condition holds sets the finding's
+    /// severity and texts.
+    pub cases: Vec<Case>,
     pub docs: Vec<Doc>,
 }
 
@@ -128,6 +131,19 @@ pub struct Evidence {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Fix {
     pub text: Template,
+    pub span: Span,
+}
+
+/// `case SEVERITY when EXPR [title "..."] evidence "..." fix "..."`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Case {
+    /// The word after `case`, resolved by the checker.
+    pub severity: Ident,
+    pub cond: Expr,
+    /// A title of its own, else the rule's.
+    pub title: Option<Template>,
+    pub evidence: Evidence,
+    pub fix: Fix,
     pub span: Span,
 }
 
@@ -490,6 +506,18 @@ impl File {
         if let Some(e) = &mut r.fix {
             e.span = Span::default();
             e.text.clear_spans();
+        }
+        for c in &mut r.cases {
+            c.span = Span::default();
+            c.severity.span = Span::default();
+            c.cond.clear_spans();
+            if let Some(t) = &mut c.title {
+                t.clear_spans();
+            }
+            c.evidence.span = Span::default();
+            c.evidence.text.clear_spans();
+            c.fix.span = Span::default();
+            c.fix.text.clear_spans();
         }
         for d in &mut r.docs {
             d.span = Span::default();

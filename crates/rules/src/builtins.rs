@@ -26,6 +26,8 @@ pub enum Builtin {
     Ratio,
     Between,
     Exists,
+    /// `coalesce(a, b)`: `a`, or `b` when `a` is missing.
+    Coalesce,
 }
 
 impl Builtin {
@@ -211,6 +213,14 @@ pub const FUNCTIONS: &[FunctionSpec] = &[
         returns: "a scalar bool",
         doc: "Whether an input is present: a metric in the capture, a topology figure, an element. Never makes a rule not evaluated.",
         example: "exists(vm.temp_disk) and exists(latency_ms)",
+    },
+    FunctionSpec {
+        builtin: Builtin::Coalesce,
+        name: "coalesce",
+        params: &["anything", "the same kind and dimension"],
+        returns: "the same (a series if either is)",
+        doc: "The first argument, or the second when the first is missing (a figure the size does not publish, a metric the capture lacks, an aggregate over elements that all lack it). Never makes a rule not evaluated by itself.",
+        example: "p95(mbps) >= coalesce(disk.burst_mbps, disk.mbps_cap)",
     },
 ];
 

@@ -37,9 +37,24 @@ pub struct CheckedRule {
     pub when: TExpr,
     pub evidence: Vec<TPart>,
     pub fix: Vec<TPart>,
+    /// `case` lines in file order: the first whose condition holds when the rule fires
+    /// gives the finding its severity, evidence and fix.
+    pub cases: Vec<CheckedCase>,
     pub doc: RuleDoc,
     /// The tree as parsed.
     pub ast: ast::File,
+}
+
+/// A checked `case SEVERITY when EXPR evidence "..." fix "..."`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckedCase {
+    pub severity: Severity,
+    /// The case's own title, else the rule's.
+    pub title: Option<String>,
+    /// A scalar bool.
+    pub when: TExpr,
+    pub evidence: Vec<TPart>,
+    pub fix: Vec<TPart>,
 }
 
 /// `doc what`, `doc why`, `doc fix`.
@@ -477,6 +492,32 @@ impl<'a> Checker<'a> {
                 Vec::new()
             }
         };
+        let mut cases = Vec::new();
+        for c in &r.cases {
+            let severity = match Severity::parse(&c.severity.name) {
+                Some(s) => Some(s),
+                None => {
+                    let suggestion = suggest(&c.severity.name, Severity::names());
+                    let word = c.severity.name.clone();
+                    self.err(Error::UnknownSeverity { word, suggestion }, c.severity.span);
+                    None
+                }
+            };
+            let when = match self.expr(&c.cond) {
+                Some(t) if t.ty == Ty::scalar(Dim::Bool) => Some(t),
+                Some(t) => {
+                    self.err(Error::WhenNotScalarBool { found: t.ty.describe() }, c.cond.span);
+                    None
+                }
+                None => None,
+            };
+            let title = c.title.as_ref().map(|t| self.plain(t));
+            let evidence = self.template(&c.evidence.text);
+            let fix = self.template(&c.fix.text);
+            if let (Some(severity), Some(when)) = (severity, when) {
+                cases.push(CheckedCase { severity, title, when, evidence, fix });
+            }
+        }
         let doc = self.docs();
 
         if !self.errors.is_empty() {
@@ -504,6 +545,7 @@ impl<'a> Checker<'a> {
             when,
             evidence,
             fix,
+            cases,
             doc,
             ast: file.clone(),
         })
@@ -1198,6 +1240,12 @@ impl<'a> Checker<'a> {
                 })
             }
             Builtin::Exists => Some(Ty::scalar(Dim::Bool)),
+            Builtin::Coalesce => {
+                let dim = Dim::unify(ty(0).dim, ty(1).dim);
+                let expected = format!("{} like argument 1", ty(0).dim.describe());
+                self.want(dim.is_some(), name, 1, &expected, args, t)?;
+                Some(Ty { dim: dim.unwrap_or(ty(0).dim), series: ty(0).series || ty(1).series })
+            }
         }
     }
 

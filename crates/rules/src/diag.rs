@@ -193,7 +193,7 @@ impl Error {
     pub fn note(&self) -> Option<String> {
         use Error::*;
         Some(match self {
-            ItemOutOfOrder { .. } => "a rule is: rule, title, severity, scope, refs; then param and let lines; one when; evidence and fix; doc what, why, fix".into(),
+            ItemOutOfOrder { .. } => "a rule is: rule, title, severity, scope, refs; then param and let lines; one when; evidence and fix; case lines; doc what, why, fix".into(),
             DuplicateItem { item } => format!("a rule has one `{item}`"),
             TooDeep { max } => format!("at most {max} levels of parentheses, interpolations or prefix operators"),
             NumberOutOfRange => "numbers must be finite".into(),

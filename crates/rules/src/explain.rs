@@ -34,6 +34,10 @@ pub fn explain(rule: &CheckedRule) -> String {
         let _ = writeln!(out, "\nFires when");
         let _ = writeln!(out, "  {}", crate::print::expr(&w.cond));
     }
+    for c in &rule.ast.rule.cases {
+        let _ = writeln!(out, "\nReported as {} when", c.severity.name);
+        let _ = writeln!(out, "  {}", crate::print::expr(&c.cond));
+    }
     if !rule.params.is_empty() {
         let _ = writeln!(out, "\nParameters (--set {}.NAME=VALUE)", rule.id);
         let width =

@@ -95,7 +95,8 @@ fn rank(rule: Rule) -> u8 {
         Rule::param_item | Rule::let_item => 2,
         Rule::when_item => 3,
         Rule::evidence_item | Rule::fix_item => 4,
-        _ => 5,
+        Rule::case_item => 5,
+        _ => 6,
     }
 }
 
@@ -110,6 +111,7 @@ fn keyword_of(rule: Rule) -> &'static str {
         Rule::when_item => "when",
         Rule::evidence_item => "evidence",
         Rule::fix_item => "fix",
+        Rule::case_item => "case",
         _ => "doc",
     }
 }
@@ -141,6 +143,7 @@ fn build_file(file: Pair<'_, Rule>) -> Result<File, Vec<ErrorAt>> {
         when: None,
         evidence: None,
         fix: None,
+        cases: Vec::new(),
         docs: Vec::new(),
     };
     let mut highest: Option<Rule> = None;
@@ -241,6 +244,37 @@ fn add_item(rule: &mut RuleAst, item: Pair<'_, Rule>, span: Span, kw: Span) -> R
             let s = args(item).next().ok_or_else(missing)?;
             let text = template(s)?;
             set_once(&mut rule.fix, Fix { text, span }, "fix", kw)
+        }
+        Rule::case_item => {
+            let mut a = args(item);
+            let w = a.next().ok_or_else(missing)?;
+            // The `when` keyword, then the condition and the two texts.
+            let _when = a.next().ok_or_else(missing)?;
+            let c = a.next().ok_or_else(missing)?;
+            let cond = expr(c)?.0;
+            let text_of = |p: Option<Pair<'_, Rule>>| -> Res<(Template, Span)> {
+                let p = p.ok_or_else(missing)?;
+                let at = span_of(&p);
+                let s = args(p).next().ok_or_else(missing)?;
+                Ok((template(s)?, at))
+            };
+            let mut next = a.next();
+            let mut title = None;
+            if let Some(t) = next.clone().filter(|p| p.as_rule() == Rule::title_item) {
+                title = Some(text_of(Some(t))?.0);
+                next = a.next();
+            }
+            let (evidence, e_span) = text_of(next)?;
+            let (fix, f_span) = text_of(a.next())?;
+            rule.cases.push(Case {
+                severity: ident(&w),
+                cond,
+                title,
+                evidence: Evidence { text: evidence, span: e_span },
+                fix: Fix { text: fix, span: f_span },
+                span,
+            });
+            Ok(())
         }
         _ => {
             let mut a = args(item);
@@ -600,6 +634,7 @@ fn expected_name(r: Rule) -> &'static str {
         | Rule::when_item
         | Rule::evidence_item
         | Rule::fix_item
+        | Rule::case_item
         | Rule::doc_item
         | Rule::kw_title
         | Rule::kw_severity
@@ -610,8 +645,9 @@ fn expected_name(r: Rule) -> &'static str {
         | Rule::kw_when
         | Rule::kw_evidence
         | Rule::kw_fix
+        | Rule::kw_case
         | Rule::kw_doc => {
-            "an item (title, severity, scope, refs, param, let, when, evidence, fix, doc)"
+            "an item (title, severity, scope, refs, param, let, when, evidence, fix, case, doc)"
         }
         _ => "something else",
     }

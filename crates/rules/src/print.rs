@@ -181,6 +181,14 @@ pub fn print(file: &File) -> String {
     if let Some(f) = &r.fix {
         let _ = writeln!(out, "fix      {}", template(&f.text));
     }
+    for c in &r.cases {
+        let _ = writeln!(out, "\ncase {} when {}", c.severity.name, expr(&c.cond));
+        if let Some(t) = &c.title {
+            let _ = writeln!(out, "title    {}", template(t));
+        }
+        let _ = writeln!(out, "evidence {}", template(&c.evidence.text));
+        let _ = writeln!(out, "fix      {}", template(&c.fix.text));
+    }
     for d in &r.docs {
         let _ = writeln!(out, "\ndoc {} \"\"\"\n{}\n\"\"\"", d.kind.name, d.text);
     }

@@ -172,6 +172,21 @@ fn file() -> impl Strategy<Value = File> {
     );
     let let_ = (name(), expr()).prop_map(|(n, value)| Let { name: ident(n), value, span: sp() });
     let doc = (word(), doc_text()).prop_map(|(k, text)| Doc { kind: ident(k), text, span: sp() });
+    let case = (
+        word(),
+        expr(),
+        proptest::option::of(plain_template()),
+        template(expr()),
+        template(expr()),
+    )
+        .prop_map(|(sev, cond, title, evidence, fix)| Case {
+            severity: ident(sev),
+            cond,
+            title,
+            evidence: Evidence { text: evidence, span: sp() },
+            fix: Fix { text: fix, span: sp() },
+            span: sp(),
+        });
     (
         header,
         proptest::collection::vec(param, 0..3),
@@ -179,9 +194,10 @@ fn file() -> impl Strategy<Value = File> {
         proptest::option::of(expr()),
         proptest::option::of(template(expr())),
         proptest::option::of(template(expr())),
+        proptest::collection::vec(case, 0..3),
         proptest::collection::vec(doc, 0..4),
     )
-        .prop_map(|(header, params, lets, when, evidence, fix, docs)| File {
+        .prop_map(|(header, params, lets, when, evidence, fix, cases, docs)| File {
             rule: Rule {
                 header,
                 params,
@@ -189,6 +205,7 @@ fn file() -> impl Strategy<Value = File> {
                 when: when.map(|cond| When { cond, span: sp() }),
                 evidence: evidence.map(|text| Evidence { text, span: sp() }),
                 fix: fix.map(|text| Fix { text, span: sp() }),
+                cases,
                 docs,
             },
             span: sp(),

@@ -307,8 +307,16 @@ impl<'a> Env<'a> {
 
     fn finding(&mut self, subject: String) -> Finding {
         let mut metrics = BTreeMap::new();
-        let evidence = self.template(&self.rule.evidence.clone(), &mut metrics);
-        let fix = self.template(&self.rule.fix.clone(), &mut metrics);
+        // The first `case` whose condition holds (a missing one does not) replaces the
+        // rule's severity and texts.
+        let rule = self.rule;
+        let chosen = rule.cases.iter().find(|c| matches!(self.eval(&c.when), Ok(V::Bool(true))));
+        let (sev, title, evidence_parts, fix_parts) = match chosen {
+            Some(c) => (c.severity, c.title.as_ref().unwrap_or(&rule.title), &c.evidence, &c.fix),
+            None => (rule.severity, &rule.title, &rule.evidence, &rule.fix),
+        };
+        let evidence = self.template(evidence_parts, &mut metrics);
+        let fix = self.template(fix_parts, &mut metrics);
         for i in 0..self.rule.lets.len() {
             let name = self.rule.lets[i].name.clone();
             let expr = self.rule.lets[i].expr.clone();
@@ -327,9 +335,9 @@ impl<'a> Env<'a> {
         }
         Finding {
             rule: self.rule.id.clone(),
-            severity: severity(self.rule.severity),
+            severity: severity(sev),
             subject,
-            title: self.rule.title.clone(),
+            title: title.clone(),
             evidence,
             fix,
             metrics,
@@ -952,6 +960,15 @@ impl<'a> Env<'a> {
                 Ok(_) => true,
                 Err(_) => false,
             }));
+        }
+        if b == Builtin::Coalesce {
+            let (Some(a), Some(fallback)) = (args.first(), args.get(1)) else {
+                return missing("internal: coalesce() takes two arguments");
+            };
+            return match self.eval(a) {
+                Ok(v) => Ok(v),
+                Err(_) => self.eval(fallback),
+            };
         }
         if b.is_time_aggregate() {
             return self.time_aggregate(b, args, whole);

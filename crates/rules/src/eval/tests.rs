@@ -414,3 +414,65 @@ fn host_cache_fields() {
     assert_eq!(o.not_evaluated.len(), 1, "{o:?}");
     assert!(o.not_evaluated[0].reason.contains("is not in the topology"), "{o:?}");
 }
+
+/// `case` lines: the first whose condition holds gives severity, title and texts; a case
+/// whose condition is missing is skipped; none holding leaves the rule's own.
+#[test]
+fn the_first_case_that_holds_sets_severity_and_texts() {
+    let (mut c, e) = one_disk();
+    c.set_series(e, Metric::Iops, timed(&[100.0, 200.0, 300.0]));
+    let body = |peak: &str| {
+        format!(
+            "let peak = max(iops)\nwhen peak > 0 iops\nevidence \"base {{peak:.0}}\"\nfix \"f\"\n\
+             case info when peak < vm.uncached_burst_iops\nevidence \"missing burst\"\nfix \"x\"\n\
+             case critical when peak >= {peak}\ntitle \"hot\"\nevidence \"hot {{peak:.0}}\"\nfix \"cool it\"\n\
+             case info when peak >= 1 iops\nevidence \"warm\"\nfix \"y\""
+        )
+    };
+    let compile = |peak: &str| {
+        let src = format!(
+            "rule t\ntitle \"t\"\nseverity warning\nscope disk\n{}\n\
+             doc what \"\"\"w\"\"\"\ndoc why \"\"\"y\"\"\"\ndoc fix \"\"\"f\"\"\"\n",
+            body(peak)
+        );
+        crate::compile("t.rule", &src).unwrap_or_else(|d| panic!("{d:?}"))
+    };
+    // DS13_v2 publishes no burst IOPS: the first case is missing, so skipped.
+    let o = evaluate_rule(&compile("250 iops"), &c);
+    let f = only(&o);
+    assert_eq!(f.severity, advisor_model::Severity::Critical);
+    assert_eq!(
+        (f.title.as_str(), f.evidence.as_str(), f.fix.as_str()),
+        ("hot", "hot 300", "cool it")
+    );
+    let o = evaluate_rule(&compile("400 iops"), &c);
+    let f = only(&o);
+    assert_eq!(f.severity, advisor_model::Severity::Info);
+    assert_eq!((f.title.as_str(), f.evidence.as_str()), ("t", "warm"));
+    // Printing keeps the cases.
+    let printed = crate::print(&compile("400 iops").ast);
+    assert!(printed.contains("case critical when peak >= 400 iops\ntitle    \"hot\""), "{printed}");
+}
+
+#[test]
+fn coalesce_falls_back_only_when_the_first_is_missing() {
+    let (mut c, e) = one_disk();
+    c.set_series(e, Metric::Iops, timed(&[100.0, 200.0]));
+    // DS13_v2 has no burst figure: the base cap stands in.
+    let r = rule(
+        "vm",
+        "let cap = coalesce(vm.uncached_burst_iops, vm.uncached_iops)\nwhen cap > 0 iops",
+        "{cap:.0}",
+    );
+    assert_eq!(only(&evaluate_rule(&r, &c)).evidence, "25600");
+    let r =
+        rule("vm", "let cap = coalesce(vm.uncached_iops, 1 iops)\nwhen cap > 0 iops", "{cap:.0}");
+    assert_eq!(only(&evaluate_rule(&r, &c)).evidence, "25600");
+    // A collection whose elements all lack the metric falls back to 0.
+    let r = rule(
+        "vm",
+        "let w = p95(coalesce(sum(write_iops) over disks, 0 iops) + sum(iops) over disks)\nwhen w > 0 iops",
+        "{w:.0}",
+    );
+    assert_eq!(only(&evaluate_rule(&r, &c)).evidence, "200");
+}
