@@ -26,6 +26,8 @@ pub enum Builtin {
     Ratio,
     Between,
     Exists,
+    /// `if(cond, a, b)`: `a` when the scalar condition holds, else `b`.
+    If,
 }
 
 impl Builtin {
@@ -211,6 +213,14 @@ pub const FUNCTIONS: &[FunctionSpec] = &[
         returns: "a scalar bool",
         doc: "Whether an input is present: a metric in the capture, a topology figure, an element. Never makes a rule not evaluated.",
         example: "exists(vm.temp_disk) and exists(latency_ms)",
+    },
+    FunctionSpec {
+        builtin: Builtin::If,
+        name: "if",
+        params: &["a scalar bool", "a value", "a value of the same type"],
+        returns: "the type of the two values",
+        doc: "The second argument when the condition holds, else the third; only the chosen one is evaluated, so the other may be missing. Text in `evidence` and `fix` chosen by a setting: `{if(disk.tier == \"Ultra Disk\", \"raise its provisioned IOPS\", \"move it to Ultra Disk\")}`. A condition that is missing makes the value missing (`n/a` in text): guard it with `exists(...) and ...`.",
+        example: "if(disk.cache == none, iops, write_iops)",
     },
 ];
 

@@ -414,6 +414,10 @@ word_enum!(
         Name = "name",
         /// `disk`, `volume` or `device`.
         Kind = "kind",
+        /// the topology disks the target stands for: a pool's members, or 1.
+        Disks = "disks",
+        /// the summed MB/s cap of those disks.
+        MbpsCap = "mbps_cap",
     }
 );
 
@@ -473,7 +477,11 @@ impl Field {
                 BenchField::Random | BenchField::OsCache | BenchField::WriteThrough => Bool,
                 BenchField::Duration | BenchField::Warmup => Time,
             },
-            Self::Target(_) => Text,
+            Self::Target(f) => match f {
+                TargetField::Name | TargetField::Kind => Text,
+                TargetField::Disks => Count,
+                TargetField::MbpsCap => Throughput,
+            },
         }
     }
 
