@@ -203,6 +203,37 @@ fn check_rule(id: &str) {
     expect(id, "quiet", !fired(&quiet, id), || {
         format!("expected no finding for {id} on quiet/\n{}", summary(&quiet))
     });
+    // More cases where one near miss is not enough: `fires-<what>/` and `quiet-<what>/`.
+    for (case, must_fire) in extra_cases(&dir) {
+        let a = run(&dir.join(&case));
+        let want = if must_fire { "a finding" } else { "no finding" };
+        expect(id, &case, fired(&a, id) == must_fire, || {
+            format!("expected {want} for {id} on {case}/\n{}", summary(&a))
+        });
+    }
+}
+
+/// The `fires-*` and `quiet-*` folders of a rule's fixtures, sorted, with whether each must
+/// fire.
+fn extra_cases(dir: &Path) -> Vec<(String, bool)> {
+    let mut out: Vec<(String, bool)> = std::fs::read_dir(dir)
+        .expect("rule fixture folder")
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let must_fire = if name.starts_with("fires-") {
+                true
+            } else if name.starts_with("quiet-") {
+                false
+            } else {
+                return None;
+            };
+            Some((name, must_fire))
+        })
+        .collect();
+    out.sort();
+    out
 }
 
 macro_rules! rule_tests {
