@@ -399,7 +399,13 @@ fn a_target_knows_the_disks_and_mb_s_behind_it() {
     let members: Vec<usize> = (0..3)
         .map(|k| {
             c.disks.push(DiskInfo {
-                limits: disk(&format!("disk{k}"), Cache::None, Role::Data, Some(5000.0), Some(200.0)),
+                limits: disk(
+                    &format!("disk{k}"),
+                    Cache::None,
+                    Role::Data,
+                    Some(5000.0),
+                    Some(200.0),
+                ),
                 tier: None,
                 temp: false,
                 targets: Vec::new(),
