@@ -28,6 +28,8 @@ pub enum Builtin {
     Exists,
     /// `coalesce(a, b)`: `a`, or `b` when `a` is missing.
     Coalesce,
+    /// `if(cond, a, b)`: `a` when the scalar condition holds, else `b`.
+    If,
 }
 
 impl Builtin {
@@ -221,6 +223,14 @@ pub const FUNCTIONS: &[FunctionSpec] = &[
         returns: "the same (a series if either is)",
         doc: "The first argument, or the second when the first is missing (a figure the size does not publish, a metric the capture lacks, an aggregate over elements that all lack it). Never makes a rule not evaluated by itself.",
         example: "p95(mbps) >= coalesce(disk.burst_mbps, disk.mbps_cap)",
+    },
+    FunctionSpec {
+        builtin: Builtin::If,
+        name: "if",
+        params: &["a scalar bool", "a value", "a value of the same type"],
+        returns: "the type of the two values",
+        doc: "The second argument when the condition holds, else the third; only the chosen one is evaluated, so the other may be missing. Text in `evidence` and `fix` chosen by a setting: `{if(disk.tier == \"Ultra Disk\", \"raise its provisioned IOPS\", \"move it to Ultra Disk\")}`. A condition that is missing makes the value missing (`n/a` in text): guard it with `exists(...) and ...`.",
+        example: "if(disk.cache == none, iops, write_iops)",
     },
 ];
 

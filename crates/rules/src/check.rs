@@ -1246,6 +1246,24 @@ impl<'a> Checker<'a> {
                 self.want(dim.is_some(), name, 1, &expected, args, t)?;
                 Some(Ty { dim: dim.unwrap_or(ty(0).dim), series: ty(0).series || ty(1).series })
             }
+            Builtin::If => {
+                let c = ty(0);
+                self.want(c.dim == Dim::Bool && !c.series, name, 0, "a scalar bool", args, t)?;
+                let (a, b) = (ty(1), ty(2));
+                let dim = if a.dim.is_numeric() && b.dim.is_numeric() {
+                    Dim::unify(a.dim, b.dim)
+                } else {
+                    (a.dim == b.dim).then_some(a.dim)
+                };
+                let expected = format!("{} like argument 2", a.describe());
+                match dim {
+                    Some(dim) if a.series == b.series => Some(Ty { dim, series: a.series }),
+                    _ => {
+                        self.want(false, name, 2, &expected, args, t)?;
+                        None
+                    }
+                }
+            }
         }
     }
 

@@ -425,6 +425,10 @@ word_enum!(
         Name = "name",
         /// `disk`, `volume` or `device`.
         Kind = "kind",
+        /// the topology disks the target stands for: a pool's members, or 1.
+        Disks = "disks",
+        /// the summed MB/s cap of those disks.
+        MbpsCap = "mbps_cap",
     }
 );
 
@@ -488,7 +492,11 @@ impl Field {
                 BenchField::Duration | BenchField::Warmup => Time,
                 BenchField::HostCache => Cache,
             },
-            Self::Target(_) => Text,
+            Self::Target(f) => match f {
+                TargetField::Name | TargetField::Kind => Text,
+                TargetField::Disks => Count,
+                TargetField::MbpsCap => Throughput,
+            },
         }
     }
 

@@ -183,3 +183,23 @@ fn the_fixtures_that_must_check_do() {
     let root = format!("{}/", env!("CARGO_MANIFEST_DIR"));
     insta::assert_snapshot!("explain", explain(r).replace(&root, "<crate>/"));
 }
+
+#[test]
+fn if_needs_a_scalar_bool_and_two_values_of_one_type() {
+    let r = compiled("disk", "let judged = if(cache == none, iops, write_iops)", "true");
+    assert_eq!(r.lets[0].expr.ty, Ty::series(Dim::Rate));
+    let r = compiled("disk", "let t = if(disk.is_standard, \"a\", \"b\")", "true");
+    assert_eq!(r.lets[0].expr.ty, Ty::scalar(Dim::Text));
+    // A plain number beside a count unifies, as for `+`.
+    let r = compiled("pool", "let n = if(exists(pool.disks), pool.disks, 1)", "true");
+    assert_eq!(r.lets[0].expr.ty, Ty::scalar(Dim::Count));
+    // The condition: a scalar bool, not a number or a bool series.
+    assert_eq!(errors("disk", "let x = if(iops, 1, 2)", "true"), ["E0202"]);
+    assert_eq!(errors("disk", "let x = if(iops > 0 iops, 1, 2)", "true"), ["E0202"]);
+    // The two values: one dimension, and both series or both scalars.
+    assert_eq!(errors("disk", "let x = if(true, iops, mbps)", "true"), ["E0202"]);
+    assert_eq!(errors("disk", "let x = if(true, iops, disk.iops_cap)", "true"), ["E0202"]);
+    assert_eq!(errors("disk", "let x = if(true, \"a\", 1)", "true"), ["E0202"]);
+    // Three arguments.
+    assert!(!errors("disk", "let x = if(true, 1)", "true").is_empty());
+}

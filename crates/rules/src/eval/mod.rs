@@ -701,10 +701,15 @@ impl<'a> Env<'a> {
                 let Some(b) = c.benches().get(i) else { return missing("internal: bench") };
                 bench_field(b, f, &self.label(e))
             }
+            (Elem::Target(i), Field::Target(f @ (TargetField::Disks | TargetField::MbpsCap))) => {
+                let Some(t) = c.targets().get(i) else { return missing("internal: target") };
+                self.target_topology(t.id, f, &self.label(e))
+            }
             (Elem::Target(i), Field::Target(f)) => {
                 let Some(t) = c.targets().get(i) else { return missing("internal: target") };
                 Ok(V::Text(match f {
                     TargetField::Name => t.name.clone(),
+                    TargetField::Disks | TargetField::MbpsCap => String::new(),
                     TargetField::Kind => match t.kind {
                         TargetKind::Disk => "disk",
                         TargetKind::Volume => "volume",
@@ -717,6 +722,31 @@ impl<'a> Env<'a> {
                 }))
             }
             _ => missing("internal: a field of another kind of element"),
+        }
+    }
+
+    /// `target.disks` and `target.mbps_cap`: the topology disks a capture target stands
+    /// for (a pool's members when it is the pool's volume, else the one disk it matches).
+    fn target_topology(&self, id: TargetId, f: TargetField, what: &str) -> R<V> {
+        let c = self.ctx;
+        let (n, mbps) = if let Some(p) = c.pools().iter().find(|p| p.targets.contains(&id)) {
+            let sum = p.limits.sum_mbps.filter(|_| p.limits.unknown_members.is_empty());
+            (p.members.len(), sum)
+        } else if let Some(d) = c.disks().iter().find(|d| !d.temp && d.targets.contains(&id)) {
+            (1, d.limits.mbps)
+        } else {
+            return missing(format!(
+                "{what} matches no topology disk or pool: name it in --topology as the capture does"
+            ));
+        };
+        match f {
+            TargetField::Disks => Ok(V::Num(n as f64)),
+            _ => match mbps {
+                Some(m) => Ok(V::Num(m * AZURE_MB)),
+                None => missing(format!(
+                    "the MB/s cap behind {what} is unknown: give the disks' sku in --topology"
+                )),
+            },
         }
     }
 
@@ -968,6 +998,17 @@ impl<'a> Env<'a> {
             return match self.eval(a) {
                 Ok(v) => Ok(v),
                 Err(_) => self.eval(fallback),
+            };
+        }
+        if b == Builtin::If {
+            // Lazy: only the chosen value is evaluated, so the other may be missing.
+            let (Some(c), Some(x), Some(y)) = (args.first(), args.get(1), args.get(2)) else {
+                return missing("internal: if() without three arguments");
+            };
+            return match self.eval(c)? {
+                V::Bool(true) => self.eval(x),
+                V::Bool(false) => self.eval(y),
+                v => missing(format!("if() of {}", v.describe())),
             };
         }
         if b.is_time_aggregate() {

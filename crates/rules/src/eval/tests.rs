@@ -476,3 +476,82 @@ fn coalesce_falls_back_only_when_the_first_is_missing() {
     );
     assert_eq!(only(&evaluate_rule(&r, &c)).evidence, "200");
 }
+
+#[test]
+fn if_chooses_lazily_and_text_follows_the_tier() {
+    let (mut c, e) = one_disk();
+    c.set_series(e, Metric::Iops, timed(&[100.0, 100.0]));
+    // E: is ReadOnly: the write branch is chosen and there is no write counter, so the
+    // rule is not evaluated; the iops branch is never needed.
+    let r = rule(
+        "disk",
+        "let judged = if(cache == none, iops, write_iops)\nwhen max(judged) > 0 iops",
+        "x",
+    );
+    let o = evaluate_rule(&r, &c);
+    assert!(o.findings.is_empty());
+    assert!(o.not_evaluated[0].reason.contains("IOPS counter"), "{o:#?}");
+    // With the write counter present it evaluates, and never touches the other branch.
+    c.set_series(e, Metric::WriteIops, timed(&[7.0, 9.0]));
+    let o = evaluate_rule(&r, &c);
+    assert_eq!(only(&o).metrics.get("judged"), None, "a series let is not a metric");
+    // Text by tier; a missing tier falls back through `exists(...) and`.
+    let text = "let v2 = exists(disk.tier) and disk.tier == \"Premium SSD v2\"\nwhen true";
+    let r = rule("disk", text, "{if(v2, \"raise provisioned IOPS\", \"raise the tier\")}");
+    assert_eq!(only(&evaluate_rule(&r, &c)).evidence, "raise the tier");
+    c.disks[0].tier = Some("Premium SSD v2".to_owned());
+    assert_eq!(only(&evaluate_rule(&r, &c)).evidence, "raise provisioned IOPS");
+    c.disks[0].tier = None;
+    assert_eq!(only(&evaluate_rule(&r, &c)).evidence, "raise the tier");
+}
+
+#[test]
+fn a_target_knows_the_disks_and_mb_s_behind_it() {
+    let (mut c, e) = one_disk();
+    let vol = c.add_target("6 F:", TargetKind::Volume);
+    let members: Vec<usize> = (0..3)
+        .map(|k| {
+            c.disks.push(DiskInfo {
+                limits: disk(
+                    &format!("disk{k}"),
+                    Cache::None,
+                    Role::Data,
+                    Some(5000.0),
+                    Some(200.0),
+                ),
+                tier: None,
+                temp: false,
+                targets: Vec::new(),
+            });
+            c.disks.len() - 1
+        })
+        .collect();
+    let mut limits = advisor_topology::PoolLimits {
+        name: "F:".to_owned(),
+        members: vec!["disk0".into(), "disk1".into(), "disk2".into()],
+        columns: Some(3),
+        interleave_kib: Some(64),
+        sum_iops: Some(15000.0),
+        sum_mbps: Some(600.0),
+        sum_burst_iops: None,
+        sum_burst_mbps: None,
+        unknown_members: Vec::new(),
+        vm_iops: None,
+        vm_mbps: None,
+        effective_iops: None,
+        effective_mbps: None,
+        vm_bound_iops: false,
+        vm_bound_mbps: false,
+    };
+    limits.columns = Some(3);
+    c.pools.push(PoolInfo { limits, members, targets: vec![vol] });
+    let lonely = c.add_target("sdz", TargetKind::Device);
+    let r = rule("target", "when target.disks >= 1", "{target.disks:.0} {target.mbps_cap:.0}");
+    let o = evaluate_rule(&r, &c);
+    let by = |name: &str| o.findings.iter().find(|f| f.subject == name).map(|f| f.evidence.clone());
+    assert_eq!(by("2 E:").as_deref(), Some("1 200"));
+    assert_eq!(by("6 F:").as_deref(), Some("3 600"));
+    assert_eq!(by("sdz"), None);
+    assert!(o.not_evaluated.iter().any(|n| n.reason.contains("matches no topology disk")));
+    let _ = (e, lonely);
+}
