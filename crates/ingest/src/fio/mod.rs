@@ -20,6 +20,8 @@ mod stats;
 #[cfg(test)]
 mod tests;
 
+use std::borrow::Cow;
+
 use advisor_model::{
     BenchSettings, CaptureMeta, Direction, Format, Location, Metric, RawCapture, SourcePercentile,
     Table, TargetKind,
@@ -28,7 +30,70 @@ use advisor_model::{
 use self::json::Document;
 use self::options::{Size, parse_bs, parse_count, parse_flag, parse_size, parse_time_s};
 use self::stats::{DirStats, Doc, Entry, Fields, Lat, SyncStats};
+use crate::formats::{CaptureFormat, Head, Read, Sniff};
 use crate::{ErrorKind, IngestError};
+
+pub const FORMAT: Format =
+    Format::new("fio-json", "fio JSON (fio --output-format=json or json+)", true);
+
+/// fio `--output-format=json` or `json+`.
+#[derive(Debug)]
+pub struct FioJson;
+
+impl CaptureFormat for FioJson {
+    fn format(&self) -> Format {
+        FORMAT
+    }
+
+    fn supported(&self) -> Option<&'static str> {
+        Some("fio JSON (--output-format=json)")
+    }
+
+    /// fio's JSON, possibly after its warnings or normal output; or only fio's error lines
+    /// (`fio: engine libaio not loadable`), refused with that error.
+    fn sniff(&self, head: &Head<'_>) -> Sniff {
+        if is_fio_json(head.text) {
+            return Sniff::Yes;
+        }
+        match fio_error_only(head.text) {
+            Some(message) => Sniff::Refuse(ErrorKind::FioError { message }),
+            None => Sniff::No,
+        }
+    }
+
+    fn read<'t>(&self, file: &str, text: Cow<'t, str>) -> Result<Read<'t>, IngestError> {
+        read(file, &text).map(Read::Table)
+    }
+}
+
+/// A JSON document whose opening brace starts a line and whose first keys include
+/// `"fio version"`; fio may print warnings or its normal output before it.
+fn is_fio_json(text: &str) -> bool {
+    let mut lines = text.lines().map(str::trim);
+    while let Some(l) = lines.by_ref().find(|l| l.starts_with('{')) {
+        let rest = l.trim_start_matches('{').trim();
+        if rest.starts_with("\"fio version\"") {
+            return true;
+        }
+        if rest.is_empty() && lines.clone().take(3).any(|l| l.starts_with("\"fio version\"")) {
+            return true;
+        }
+    }
+    false
+}
+
+/// fio wrote only its own error lines (`fio: engine libaio not loadable`), no JSON.
+fn fio_error_only(text: &str) -> Option<String> {
+    if text.contains('{') {
+        return None;
+    }
+    let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let fio_lines: Vec<&str> = lines.iter().copied().filter(|l| l.starts_with("fio: ")).collect();
+    if fio_lines.is_empty() || lines.len() > 20 || fio_lines.len() * 2 < lines.len() {
+        return None;
+    }
+    Some(fio_lines.join("; "))
+}
 
 const MIB: f64 = 1_048_576.0;
 
@@ -58,7 +123,7 @@ pub fn read_with(file: &str, text: &str, opts: ReadOptions) -> Result<RawCapture
     if text.trim().is_empty() {
         return Err(IngestError::new(file, None, ErrorKind::Empty));
     }
-    let mut meta = CaptureMeta::new(Format::FioJson);
+    let mut meta = CaptureMeta::new(FORMAT);
     let (fixed, replaced, first_line) = json::repair_non_finite(text);
     if replaced > 0 {
         meta.warn(
