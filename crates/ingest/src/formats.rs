@@ -273,8 +273,7 @@ mod tests {
     /// format has such fixtures.
     #[test]
     fn every_format_detects_its_fixtures() {
-        let root =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/captures");
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/captures");
         for r in readers() {
             let id = r.format().id();
             let mut n = 0;

@@ -22,11 +22,10 @@ pub(crate) const RAR: Refusal = magic(b"Rar!", "a RAR archive (extract it first)
 pub(crate) const ZSTD: Refusal =
     magic(b"\x28\xb5\x2f\xfd", "a zstd-compressed file (decompress it first)");
 pub(crate) const BZIP2: Refusal = magic(b"BZh", "a bzip2-compressed file (decompress it first)");
-pub(crate) const XZ: Refusal = magic(b"\xfd7zXZ\x00", "an xz-compressed file (decompress it first)");
-pub(crate) const OFFICE: Refusal = magic(
-    b"\xd0\xcf\x11\xe0",
-    "an Office document (save it as CSV, or pass the original capture)",
-);
+pub(crate) const XZ: Refusal =
+    magic(b"\xfd7zXZ\x00", "an xz-compressed file (decompress it first)");
+pub(crate) const OFFICE: Refusal =
+    magic(b"\xd0\xcf\x11\xe0", "an Office document (save it as CSV, or pass the original capture)");
 pub(crate) const PDF: Refusal = magic(b"%PDF", "a PDF document");
 pub(crate) const PNG: Refusal = magic(b"\x89PNG", "a PNG image");
 pub(crate) const JPEG: Refusal = magic(b"\xff\xd8\xff", "a JPEG image");

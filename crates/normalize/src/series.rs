@@ -148,8 +148,7 @@ mod tests {
                 t.push_row(1, Some(ms), &[(Metric::Iops, 1.0)]);
             }
             let frame = crate::frame::from_table(&t).unwrap_or_else(|_| unreachable!());
-            let (frame, index) =
-                crate::build::stacked(frame, 2).unwrap_or_else(|_| unreachable!());
+            let (frame, index) = crate::build::stacked(frame, 2).unwrap_or_else(|_| unreachable!());
             let c =
                 Capture { file: "x".into(), meta: meta.clone(), frame, since_boot: None, index };
             let plain = Capture { index: None, ..c.clone() };

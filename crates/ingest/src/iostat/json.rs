@@ -9,8 +9,9 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::columns::{self, Column, Number};
+use super::json_stream::{self, key_path};
 use super::time;
-use super::{Assembler, DevRow, Report, Run, json_stream};
+use super::{Assembler, DevRow, Report, Run};
 use crate::IngestError;
 
 pub(crate) fn read(file: &str, text: &str) -> Result<RawCapture, IngestError> {
@@ -234,13 +235,6 @@ fn repair(body: &str) -> Option<String> {
         repaired.push(if *o == Open::Object { '}' } else { ']' });
     }
     Some(repaired)
-}
-
-/// `base.key`, or `base["key"]` for keys that are not identifiers (`r/s`, `avg-cpu`).
-pub(super) fn key_path(base: &str, key: &str) -> String {
-    let ident = key.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if ident { format!("{base}.{key}") } else { format!("{base}[{key:?}]") }
 }
 
 fn need_object<'v>(

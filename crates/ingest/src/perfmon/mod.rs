@@ -28,11 +28,8 @@ pub use time::DateOrder;
 use crate::formats::{CaptureFormat, Head, Read, Sniff};
 use crate::{ErrorKind, IngestError};
 
-pub const FORMAT: Format = Format::new(
-    "perfmon-csv",
-    "PerfMon counter log as CSV (typeperf -f CSV, relog -f csv)",
-    false,
-);
+pub const FORMAT: Format =
+    Format::new("perfmon-csv", "PerfMon counter log as CSV (typeperf -f CSV, relog -f csv)", false);
 
 /// Windows PerfMon counter logs exported to CSV (typeperf, relog, Performance Monitor).
 #[derive(Debug)]
