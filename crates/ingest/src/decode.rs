@@ -17,6 +17,41 @@ pub struct Decoded<'a> {
     pub had_errors: bool,
 }
 
+impl Decoded<'_> {
+    /// What the decoder found, to keep once the text is gone.
+    pub fn decoding(&self) -> Decoding {
+        Decoding { encoding: self.encoding, had_errors: self.had_errors }
+    }
+}
+
+/// The encoding a file was in and whether it had undecodable bytes: what is said about the
+/// text once the text itself is gone.
+#[derive(Debug, Clone, Copy)]
+pub struct Decoding {
+    pub encoding: &'static Encoding,
+    /// Malformed sequences were replaced (U+FFFD).
+    pub had_errors: bool,
+}
+
+impl Decoding {
+    /// Tells the reader of a capture about its text: a warning when bytes were replaced, a
+    /// note when it was not UTF-8.
+    pub fn annotate(&self, meta: &mut advisor_model::CaptureMeta) {
+        if self.had_errors {
+            meta.warn(
+                format!(
+                    "the file is not valid {}; undecodable bytes were replaced",
+                    self.encoding.name()
+                ),
+                None,
+            );
+        }
+        if self.encoding != UTF_8 {
+            meta.notes.push(format!("text encoding: {}", self.encoding.name()));
+        }
+    }
+}
+
 /// Guesses UTF-16 without a BOM from where the NUL bytes sit in the first bytes.
 fn sniff_utf16(bytes: &[u8]) -> Option<&'static Encoding> {
     let head = &bytes[..bytes.len().min(512) & !1];

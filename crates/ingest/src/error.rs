@@ -39,15 +39,11 @@ impl IngestError {
     }
 }
 
-/// The supported formats, as a sentence for error messages.
-pub const SUPPORTED: &str = "PerfMon CSV (typeperf/relog), iostat text (iostat -x -t 1), \
-iostat JSON (iostat -x -t -o JSON 1), DiskSpd XML (-Rxml) or text, fio JSON (--output-format=json)";
-
 #[derive(Debug, thiserror::Error)]
 pub enum ErrorKind {
     #[error("the file is empty")]
     Empty,
-    #[error("this looks like {looks_like}, which advisor does not read{}. Supported: {SUPPORTED}", hint.as_deref().map(|h| format!("; {h}")).unwrap_or_default())]
+    #[error("this looks like {looks_like}, which advisor does not read{}. Supported: {}", hint.as_deref().map(|h| format!("; {h}")).unwrap_or_default(), crate::supported())]
     NotSupported { looks_like: String, hint: Option<String> },
     #[error("fio wrote no results, only its error: {message}")]
     FioError { message: String },

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use advisor_ingest::{decode, diskspd, sniff};
-use advisor_model::{Direction, Format, Metric, RawCapture, TargetKind};
+use advisor_model::{Direction, Metric, RawCapture, TargetKind};
 use proptest::prelude::*;
 
 const MIB: f64 = 1_048_576.0;
@@ -43,8 +43,8 @@ fn read(path: &Path) -> RawCapture {
     let format = sniff(&name, &bytes).unwrap_or_else(|e| panic!("{e}"));
     let text = decode::decode(&bytes).text.into_owned();
     let out = match format {
-        Format::DiskspdXml => diskspd::read_xml(&name, &text),
-        Format::DiskspdText => diskspd::read_text(&name, &text),
+        diskspd::XML => diskspd::read_xml(&name, &text),
+        diskspd::TEXT => diskspd::read_text(&name, &text),
         other => panic!("{name} sniffed as {other}"),
     };
     out.unwrap_or_else(|e| panic!("{e}"))
@@ -98,7 +98,7 @@ fn close(got: Option<f64>, want: f64) {
 #[test]
 fn xml_2_2_recovers_power_scheme_and_reads_four_threads() {
     let cap = fixture("diskspd-xml", "diskspd_win_8k_rand_w30_o32_t4_Sh_L.xml");
-    assert_eq!(cap.meta.format, Format::DiskspdXml);
+    assert_eq!(cap.meta.format, diskspd::XML);
     assert_eq!(cap.meta.version.as_deref(), Some("DiskSpd 2.2.0"));
     assert_eq!(cap.meta.hosts, vec!["vm".to_owned()]);
     let w = &cap.meta.warnings;

@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use advisor_ingest::fio::{self, ReadOptions};
-use advisor_ingest::{ErrorKind, IngestError, RawCapture, read_raw, sniff};
-use advisor_model::{Direction, Format, Location, Metric};
+use advisor_ingest::{ErrorKind, IngestError, RawCapture, Read, read, sniff};
+use advisor_model::{Direction, Location, Metric};
 use proptest::prelude::*;
 
 fn fixtures() -> PathBuf {
@@ -94,7 +94,7 @@ fn fio333_sync1_qd1_is_latency_bound() {
     let c = fixture("fio_4k_randwrite_qd1_psync_sync1.json");
     let t = "/mnt/scratch/fio_rw.dat";
     assert_eq!(c.meta.version.as_deref(), Some("fio-3.33"));
-    assert_eq!(c.meta.format, Format::FioJson);
+    assert_eq!(c.meta.format, fio::FORMAT);
     assert_eq!(c.table.len(), 1);
     assert_eq!(c.table.time_ms, vec![None]);
     close(value(&c, t, Metric::WriteIops), 530.859570);
@@ -294,11 +294,11 @@ fn json_inside_normal_text_is_found() {
     close(value(&c, t, Metric::ReadLatencyMs), 1.299184509697);
     assert!(has_note(&c, "normal text"));
     assert!(c.meta.warnings.is_empty(), "{:?}", c.meta.warnings);
-    // And read_raw dispatches to this reader.
+    // And the registry dispatches to this reader.
     let p = fixtures().join("fio_4k_randread_qd32_json_and_normal.txt");
     let text = text_of(&p);
-    assert_eq!(sniff("x", text.as_bytes()).ok(), Some(Format::FioJson));
-    assert!(read_raw("x", Format::FioJson, &text).is_ok());
+    assert_eq!(sniff("x", text.as_bytes()).ok(), Some(fio::FORMAT));
+    assert!(matches!(read("x", text.as_bytes()).map(|r| r.read), Ok(Read::Table(_))));
 }
 
 #[test]
@@ -447,7 +447,7 @@ fn shared_corpus_reads() {
     for p in files {
         let text = text_of(&p);
         let name = p.display().to_string();
-        if sniff(&name, text.as_bytes()).ok() != Some(Format::FioJson) {
+        if sniff(&name, text.as_bytes()).ok() != Some(fio::FORMAT) {
             continue;
         }
         match fio::read(&name, &text) {

@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
-use advisor_ingest::{fio, read_raw};
-use advisor_model::{Format, Location};
+use advisor_ingest::{CaptureFormat, diskspd, fio, iostat, read_as};
+use advisor_model::Location;
 
 fn fixture(rel: &str) -> String {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures").join(rel);
@@ -38,16 +38,15 @@ fn fuzz_finds_do_not_panic() {
     let Ok(entries) = std::fs::read_dir(&dir) else { return };
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        let format = match name.split('-').next() {
-            Some("iostat_text") => Format::IostatText,
-            Some("iostat_json") => Format::IostatJson,
-            Some("diskspd_xml") => Format::DiskspdXml,
-            Some("diskspd_text") => Format::DiskspdText,
-            Some("fio_json") => Format::FioJson,
+        let reader: &dyn CaptureFormat = match name.split('-').next() {
+            Some("iostat_text") => &iostat::IostatText,
+            Some("iostat_json") => &iostat::IostatJson,
+            Some("diskspd_xml") => &diskspd::DiskspdXml,
+            Some("diskspd_text") => &diskspd::DiskspdText,
+            Some("fio_json") => &fio::FioJson,
             _ => continue,
         };
         let bytes = std::fs::read(e.path()).unwrap();
-        let text = advisor_ingest::decode::decode(&bytes).text;
-        let _ = read_raw(&name, format, &text);
+        let _ = read_as(reader, &name, &bytes);
     }
 }

@@ -5,9 +5,18 @@
 
 use std::path::{Path, PathBuf};
 
-use advisor_ingest::iostat::{read_json, read_text};
-use advisor_ingest::{ErrorKind, read_raw, sniff};
+use advisor_ingest::iostat::{self, read_json, read_text};
+use advisor_ingest::{ErrorKind, IngestError, Read, reader, sniff};
 use advisor_model::{Format, Location, Metric, RawCapture, Table, TargetKind};
+
+/// Reads a text with the registry's reader of `format`, as the application does.
+fn read_raw(file: &str, format: Format, text: &str) -> Result<RawCapture, IngestError> {
+    let reader = reader(format).unwrap_or_else(|| panic!("no reader of {format}"));
+    match reader.read(file, text.into())? {
+        Read::Table(raw) => Ok(raw),
+        Read::Csv { .. } => panic!("{file}: not a table"),
+    }
+}
 use proptest::prelude::*;
 
 fn root() -> PathBuf {
@@ -94,7 +103,7 @@ fn kind(cap: &RawCapture, name: &str) -> TargetKind {
 #[test]
 fn layout_12_3_with_timestamps_kb() {
     let c = text("iostat_xt_1_10.txt");
-    assert_eq!(c.meta.format, Format::IostatText);
+    assert_eq!(c.meta.format, iostat::TEXT);
     assert_eq!(c.meta.version.as_deref(), Some("sysstat 12.3+ layout (f/s, f_await)"));
     assert_eq!(c.meta.hosts, ["vm"]);
     assert_eq!(c.meta.interval_s, Some(1.0));
@@ -329,7 +338,7 @@ fn decimal_comma_locale() {
 #[test]
 fn json_with_timestamps() {
     let c = json("iostat_xt_json_1_3.json");
-    assert_eq!(c.meta.format, Format::IostatJson);
+    assert_eq!(c.meta.format, iostat::JSON);
     assert_eq!(c.meta.hosts, ["vm"]);
     assert_eq!(c.meta.interval_s, Some(1.0));
     // statistics[1] (22:53:42): r/s 20332, rkB/s 162656, util 54.00, idle 0.50.
@@ -465,7 +474,7 @@ fn single_report_is_used_and_flagged() {
 
 #[test]
 fn every_fixture_is_sniffed_and_read() {
-    for (dir, want) in [("iostat-text", Format::IostatText), ("iostat-json", Format::IostatJson)] {
+    for (dir, want) in [("iostat-text", iostat::TEXT), ("iostat-json", iostat::JSON)] {
         let mut n = 0;
         for e in std::fs::read_dir(root().join("fixtures/captures").join(dir)).unwrap().flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
@@ -531,7 +540,7 @@ fn corpus_reads() {
         let bytes = std::fs::read(&p).unwrap();
         let name = p.display().to_string();
         let fmt = sniff(&name, &bytes).unwrap_or_else(|e| panic!("{e}"));
-        assert!(matches!(fmt, Format::IostatText | Format::IostatJson), "{name}: {fmt}");
+        assert!(matches!(fmt, iostat::TEXT | iostat::JSON), "{name}: {fmt}");
         let text = String::from_utf8(bytes).unwrap();
         let c = read_raw(&name, fmt, &text).unwrap_or_else(|e| panic!("{e}"));
         assert!(!c.meta.targets.is_empty(), "{name}");

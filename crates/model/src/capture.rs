@@ -4,61 +4,45 @@ use serde::Serialize;
 
 use crate::{Location, Metric};
 
-/// The capture formats advisor reads. Detected from content, never from the file name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Format {
-    /// Windows PerfMon counter log exported to CSV (typeperf, relog, Performance Monitor).
-    PerfmonCsv,
-    /// sysstat `iostat` text output.
-    IostatText,
-    /// sysstat `iostat -o JSON` output.
-    IostatJson,
-    /// Microsoft DiskSpd `-Rxml` results.
-    DiskspdXml,
-    /// Microsoft DiskSpd text results (Windows, and the Linux port).
-    DiskspdText,
-    /// fio `--output-format=json` or `json+`.
-    FioJson,
+/// A capture format: the identity a reader stamps on what it reads.
+///
+/// The formats themselves are not listed here: each reader declares its own (`id`, the
+/// name people know it by, whether it is a benchmark's summary), and the reader registry
+/// (`advisor_ingest::FORMATS`) lists every reader once. Serialized as its id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Format {
+    id: &'static str,
+    name: &'static str,
+    benchmark: bool,
 }
 
 impl Format {
-    pub const ALL: &'static [Format] = &[
-        Self::PerfmonCsv,
-        Self::IostatText,
-        Self::IostatJson,
-        Self::DiskspdXml,
-        Self::DiskspdText,
-        Self::FioJson,
-    ];
+    /// `id`: stable, kebab-case, used in JSON reports (`perfmon-csv`); `name`: what a person
+    /// calls it, with the command that produces it; `benchmark`: the format carries a
+    /// benchmark's summary rather than a time series.
+    pub const fn new(id: &'static str, name: &'static str, benchmark: bool) -> Self {
+        Self { id, name, benchmark }
+    }
 
     /// Stable identifier used in JSON reports (`perfmon-csv`, ...).
     pub fn id(self) -> &'static str {
-        match self {
-            Self::PerfmonCsv => "perfmon-csv",
-            Self::IostatText => "iostat-text",
-            Self::IostatJson => "iostat-json",
-            Self::DiskspdXml => "diskspd-xml",
-            Self::DiskspdText => "diskspd-text",
-            Self::FioJson => "fio-json",
-        }
+        self.id
     }
 
     /// What a person calls it, with the command that produces it.
     pub fn describe(self) -> &'static str {
-        match self {
-            Self::PerfmonCsv => "PerfMon counter log as CSV (typeperf -f CSV, relog -f csv)",
-            Self::IostatText => "iostat text (iostat -x -t 1)",
-            Self::IostatJson => "iostat JSON (iostat -x -t -o JSON 1)",
-            Self::DiskspdXml => "DiskSpd XML results (diskspd -Rxml)",
-            Self::DiskspdText => "DiskSpd text results",
-            Self::FioJson => "fio JSON (fio --output-format=json or json+)",
-        }
+        self.name
     }
 
     /// Whether the format carries a benchmark's summary rather than a time series.
     pub fn is_benchmark(self) -> bool {
-        matches!(self, Self::DiskspdXml | Self::DiskspdText | Self::FioJson)
+        self.benchmark
+    }
+}
+
+impl Serialize for Format {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.id)
     }
 }
 
@@ -384,7 +368,8 @@ impl Table {
     }
 }
 
-/// What a reader that does not need polars returns.
+/// What a reader whose samples are plain columns returns (every reader but PerfMon CSV's,
+/// whose values polars parses from the text).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RawCapture {
     pub meta: CaptureMeta,
@@ -434,7 +419,7 @@ mod tests {
 
     #[test]
     fn warnings_are_counted_once_per_message() {
-        let mut m = CaptureMeta::new(Format::IostatText);
+        let mut m = CaptureMeta::new(Format::new("iostat-text", "iostat text", false));
         m.warn("skipped a broken row", Some(Location::line(3, 1)));
         m.warn("skipped a broken row", Some(Location::line(9, 1)));
         assert_eq!(m.warnings.len(), 1);

@@ -1,12 +1,12 @@
 use std::path::Path;
 
-use advisor_ingest::{ErrorKind, IngestError, decode};
+use advisor_ingest::{ErrorKind, IngestError};
 use advisor_model::{CaptureMeta, Format, Metric, Target};
 use polars::prelude::*;
 
+use crate::build;
 use crate::frame::{self, TARGET, TIME};
 use crate::parts::{Part, TargetRows};
-use crate::perfmon;
 
 /// One capture in canonical form.
 ///
@@ -33,23 +33,11 @@ pub struct Capture {
 /// the file plus its parsed values, not more.
 pub fn read_path(path: &Path) -> Result<Capture, IngestError> {
     let file = path.display().to_string();
-    let owned =
+    let bytes =
         FileBytes::open(path).map_err(|e| IngestError::new(&file, None, ErrorKind::Io(e)))?;
-    let bytes = owned.as_ref();
-    let format = advisor_ingest::sniff(&file, bytes)?;
-    let decoded = decode::decode(bytes);
-    let text = Text::of(&decoded);
-    if format != Format::PerfmonCsv {
-        let raw = advisor_ingest::read_raw(&file, format, &decoded.text)?;
-        drop(decoded);
-        drop(owned);
-        return from_raw(&file, format, text, raw);
-    }
-    let parsed = perfmon::parse(&file, &decoded.text)?;
-    drop(decoded);
-    drop(owned);
-    let (meta, frame) = perfmon::finish(&file, parsed)?;
-    finish(&file, format, text, meta, frame, None)
+    let parsed = build::parse(&file, advisor_ingest::read(&file, bytes.as_ref())?)?;
+    drop(bytes);
+    build::capture(&file, parsed)
 }
 
 /// A file's bytes: mapped into memory by polars' own safe mapping (what its CSV reader does
@@ -91,98 +79,8 @@ impl AsRef<[u8]> for FileBytes {
 
 /// Reads and normalizes a capture held in memory; `file` names it in messages.
 pub fn read_bytes(file: &str, bytes: &[u8]) -> Result<Capture, IngestError> {
-    let format = advisor_ingest::sniff(file, bytes)?;
-    let decoded = decode::decode(bytes);
-    let text = Text::of(&decoded);
-    if format != Format::PerfmonCsv {
-        let raw = advisor_ingest::read_raw(file, format, &decoded.text)?;
-        drop(decoded);
-        return from_raw(file, format, text, raw);
-    }
-    let parsed = perfmon::parse(file, &decoded.text)?;
-    drop(decoded);
-    let (meta, frame) = perfmon::finish(file, parsed)?;
-    finish(file, format, text, meta, frame, None)
-}
-
-/// The canonical frame of what a reader other than PerfMon's produced.
-fn from_raw(
-    file: &str,
-    format: Format,
-    text: Text,
-    raw: advisor_model::RawCapture,
-) -> Result<Capture, IngestError> {
-    let frame = frame::from_table(&raw.table).map_err(|e| polars_error(file, e))?;
-    let since_boot = match &raw.since_boot {
-        Some(t) => Some(frame::from_table(t).map_err(|e| polars_error(file, e))?),
-        None => None,
-    };
-    drop(raw.table);
-    finish(file, format, text, raw.meta, frame, since_boot)
-}
-
-/// What the decoder found, kept once the text is gone.
-struct Text {
-    encoding: &'static decode::Encoding,
-    had_errors: bool,
-}
-
-impl Text {
-    fn of(d: &decode::Decoded<'_>) -> Self {
-        Self { encoding: d.encoding, had_errors: d.had_errors }
-    }
-}
-
-/// Notes on the text, the derived metrics, and the per-target row index.
-fn finish(
-    file: &str,
-    format: Format,
-    text: Text,
-    mut meta: CaptureMeta,
-    frame: DataFrame,
-    since_boot: Option<DataFrame>,
-) -> Result<Capture, IngestError> {
-    if text.had_errors {
-        meta.warn(
-            format!(
-                "the file is not valid {}; undecodable bytes were replaced",
-                text.encoding.name()
-            ),
-            None,
-        );
-    }
-    if text.encoding != decode::UTF_8 {
-        meta.notes.push(format!("text encoding: {}", text.encoding.name()));
-    }
-    let frame = frame::derive(frame, format.is_benchmark()).map_err(|e| polars_error(file, e))?;
-    let (frame, index) = stacked(frame, meta.targets.len()).map_err(|e| polars_error(file, e))?;
-    let since_boot = match since_boot {
-        Some(f) => Some(frame::derive(f, false).map_err(|e| polars_error(file, e))?),
-        None => None,
-    };
-    Ok(Capture { file: file.to_owned(), meta, frame, since_boot, index })
-}
-
-/// The frame stacked by target, each target's rows in time order (a missing time first),
-/// and its parts. The PerfMon reader builds its frame so; the others (iostat interleaves
-/// its devices by time) are sorted once, stably, which also leaves one chunk per column.
-pub(crate) fn stacked(
-    frame: DataFrame,
-    targets: usize,
-) -> PolarsResult<(DataFrame, Option<TargetRows>)> {
-    if let Some(index) = TargetRows::of(&frame, targets) {
-        return Ok((frame, Some(index)));
-    }
-    let frame = frame.sort(
-        [TARGET, TIME],
-        SortMultipleOptions::default().with_nulls_last(false).with_maintain_order(true),
-    )?;
-    let index = TargetRows::of(&frame, targets);
-    Ok((frame, index))
-}
-
-pub(crate) fn polars_error(file: &str, e: PolarsError) -> IngestError {
-    IngestError::invalid(file, None, format!("could not build the canonical frame: {e}"))
+    let parsed = build::parse(file, advisor_ingest::read(file, bytes)?)?;
+    build::capture(file, parsed)
 }
 
 impl Capture {

@@ -1,7 +1,13 @@
 //! Building the canonical frame and deriving the metrics a source leaves implicit.
 
+use advisor_ingest::IngestError;
 use advisor_model::{Metric, Table};
 use polars::prelude::*;
+
+/// A polars failure while building a frame, as an error on the file.
+pub(crate) fn polars_error(file: &str, e: PolarsError) -> IngestError {
+    IngestError::invalid(file, None, format!("could not build the canonical frame: {e}"))
+}
 
 /// Column holding the target index.
 pub(crate) const TARGET: &str = "target";

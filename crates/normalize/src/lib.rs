@@ -4,6 +4,7 @@
 //! This is the only crate that touches polars. Everything downstream asks through
 //! [`Capture`]'s methods and gets plain numbers back.
 
+mod build;
 mod capture;
 mod frame;
 mod parts;

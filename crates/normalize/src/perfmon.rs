@@ -1,7 +1,7 @@
 //! PerfMon CSV, read with polars' CSV reader.
 //!
-//! [`advisor_ingest::perfmon::prepare`] reads the header and scans the lines (pure Rust,
-//! one pass, no cell parsing); polars then parses the values of the good line runs
+//! The PerfMon reader ([`advisor_ingest::perfmon::prepare`]) has read the header and
+//! scanned the lines (pure Rust, one pass, no cell parsing); polars here parses the values of the good line runs
 //! straight from the text's bytes, only the columns that map to a metric, with an explicit
 //! all-Float64 schema. The wide result (one column per counter) becomes the canonical long
 //! frame: one row per (target, sample).
@@ -10,12 +10,11 @@ use std::io::Cursor;
 use std::sync::Arc;
 
 use advisor_ingest::IngestError;
-use advisor_ingest::perfmon::{self, Convert, PlannedColumn, Prepared, Segment};
+use advisor_ingest::perfmon::{Convert, PlannedColumn, Prepared, Segment};
 use advisor_model::{CaptureMeta, Location, Metric, Unit};
 use polars::prelude::*;
 
-use crate::capture::polars_error;
-use crate::frame::{TARGET, TIME};
+use crate::frame::{TARGET, TIME, polars_error};
 
 /// A PerfMon CSV parsed by polars: everything [`finish`] needs, nothing borrowed from the
 /// text (so the caller can free the file's bytes before the frame is built).
@@ -26,10 +25,10 @@ pub(crate) struct Parsed {
     time_ms: Vec<i64>,
 }
 
-/// Scans the lines and has polars parse the projected columns of the good line runs.
-pub(crate) fn parse(file: &str, text: &str) -> Result<Parsed, IngestError> {
+/// Has polars parse the projected columns of the good line runs the reader found.
+pub(crate) fn parse(file: &str, plan: Prepared, text: &str) -> Result<Parsed, IngestError> {
     let Prepared { mut meta, separator, decimal_comma, n_columns, columns, segments, time_ms } =
-        perfmon::prepare(file, text)?;
+        plan;
     let layout = Layout { separator, decimal_comma, n_columns, columns: &columns };
     let wide = read_segments(file, text.as_bytes(), &layout, &segments, &mut meta)?;
     if wide.height() != time_ms.len() {

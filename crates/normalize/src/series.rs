@@ -96,13 +96,13 @@ fn series_of(df: &DataFrame, target: u32, metric: Metric) -> PolarsResult<Vec<(O
 
 #[cfg(test)]
 mod tests {
-    use advisor_model::{Format, Table, TargetKind};
+    use advisor_model::{Table, TargetKind};
 
     use super::*;
 
     #[test]
     fn filters_by_target_sorts_by_time_and_drops_nulls() {
-        let mut meta = advisor_model::CaptureMeta::new(Format::IostatText);
+        let mut meta = advisor_model::CaptureMeta::new(advisor_ingest::iostat::TEXT);
         meta.target_index("sda", TargetKind::Device, None);
         meta.target_index("sdb", TargetKind::Device, None);
         let mut t = Table::default();
@@ -114,7 +114,7 @@ mod tests {
         assert!(crate::parts::TargetRows::of(&frame, 2).is_none(), "sda's rows are not one run");
         let unsorted = Capture { file: "x".into(), meta, frame, since_boot: None, index: None };
         let (frame, index) =
-            crate::capture::stacked(unsorted.frame.clone(), 2).unwrap_or_else(|_| unreachable!());
+            crate::build::stacked(unsorted.frame.clone(), 2).unwrap_or_else(|_| unreachable!());
         assert!(index.is_some(), "sorted by target and time");
         let sorted = Capture { frame, index, ..unsorted.clone() };
         for c in [unsorted, sorted] {
@@ -133,7 +133,7 @@ mod tests {
 
     #[test]
     fn samples_count_distinct_times_with_or_without_the_parts() {
-        let mut meta = advisor_model::CaptureMeta::new(Format::IostatText);
+        let mut meta = advisor_model::CaptureMeta::new(advisor_ingest::iostat::TEXT);
         meta.target_index("sda", TargetKind::Device, None);
         meta.target_index("sdb", TargetKind::Device, None);
         // sdb's times are among sda's, then not (3500).
@@ -148,8 +148,7 @@ mod tests {
                 t.push_row(1, Some(ms), &[(Metric::Iops, 1.0)]);
             }
             let frame = crate::frame::from_table(&t).unwrap_or_else(|_| unreachable!());
-            let (frame, index) =
-                crate::capture::stacked(frame, 2).unwrap_or_else(|_| unreachable!());
+            let (frame, index) = crate::build::stacked(frame, 2).unwrap_or_else(|_| unreachable!());
             let c =
                 Capture { file: "x".into(), meta: meta.clone(), frame, since_boot: None, index };
             let plain = Capture { index: None, ..c.clone() };

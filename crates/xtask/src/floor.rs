@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use advisor_ingest::perfmon::{counters, header};
-use advisor_model::{CaptureMeta, Format};
+use advisor_model::CaptureMeta;
 use anyhow::Result;
 use polars::prelude::*;
 
@@ -20,7 +20,7 @@ pub(crate) fn floor(file: &Path, started: Instant) -> Result<()> {
     let line = line.trim_start_matches('\u{feff}').trim_end_matches(['\r', '\n']);
     let separator = header::detect_separator(line);
     let headers = header::split_cells(line, separator);
-    let mut meta = CaptureMeta::new(Format::PerfmonCsv);
+    let mut meta = CaptureMeta::new(advisor_ingest::perfmon::FORMAT);
     let mut projection: Vec<usize> =
         counters::plan(&headers, 1, &mut meta).iter().map(|c| c.index).collect();
     projection.sort_unstable();

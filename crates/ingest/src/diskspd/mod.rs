@@ -12,14 +12,75 @@
 mod text;
 mod xml;
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use advisor_model::{
-    BenchSettings, CaptureMeta, Direction, Location, Metric, RawCapture, SourcePercentile, Table,
-    TargetKind,
+    BenchSettings, CaptureMeta, Direction, Format, Location, Metric, RawCapture, SourcePercentile,
+    Table, TargetKind,
 };
 
 use crate::IngestError;
+use crate::formats::{CaptureFormat, Head, Read, Sniff};
+
+pub const XML: Format = Format::new("diskspd-xml", "DiskSpd XML results (diskspd -Rxml)", true);
+pub const TEXT: Format = Format::new("diskspd-text", "DiskSpd text results", true);
+
+/// Microsoft DiskSpd `-Rxml` results.
+#[derive(Debug)]
+pub struct DiskspdXml;
+
+impl CaptureFormat for DiskspdXml {
+    fn format(&self) -> Format {
+        XML
+    }
+
+    fn supported(&self) -> Option<&'static str> {
+        Some("DiskSpd XML (-Rxml) or text")
+    }
+
+    fn sniff(&self, head: &Head<'_>) -> Sniff {
+        if head.text.starts_with('<') && head.text.contains("<Results") {
+            Sniff::Yes
+        } else {
+            Sniff::No
+        }
+    }
+
+    fn read<'t>(&self, file: &str, text: Cow<'t, str>) -> Result<Read<'t>, IngestError> {
+        read_xml(file, &text).map(Read::Table)
+    }
+}
+
+/// Microsoft DiskSpd text results (Windows, and the Linux port).
+#[derive(Debug)]
+pub struct DiskspdText;
+
+impl CaptureFormat for DiskspdText {
+    fn format(&self) -> Format {
+        TEXT
+    }
+
+    /// Named with DiskSpd XML: "DiskSpd XML (-Rxml) or text".
+    fn supported(&self) -> Option<&'static str> {
+        None
+    }
+
+    fn sniff(&self, head: &Head<'_>) -> Sniff {
+        let has = |s: &str| head.text.contains(s);
+        if (has("Command Line:") && has("diskspd"))
+            || (has("Input parameters:") && (has("timespan:") || has("Results for timespan")))
+        {
+            Sniff::Yes
+        } else {
+            Sniff::No
+        }
+    }
+
+    fn read<'t>(&self, file: &str, text: Cow<'t, str>) -> Result<Read<'t>, IngestError> {
+        read_text(file, &text).map(Read::Table)
+    }
+}
 
 /// Reads DiskSpd XML results (`diskspd -Rxml`).
 ///

@@ -5,7 +5,7 @@
 //! the `Input parameters:` block before it (and the `Command Line:` flags when present).
 //! Columns are mapped by their header names, never by position.
 
-use advisor_model::{CaptureMeta, Direction, Format, Location, RawCapture};
+use advisor_model::{CaptureMeta, Direction, Location, RawCapture};
 
 use super::{
     DirStats, Run, SpanSettings, TargetSettings, build, parse_size, percentile_of_label, sane,
@@ -536,7 +536,7 @@ pub(super) fn read(file: &str, text: &str) -> Result<RawCapture, IngestError> {
         return Err(IngestError::new(file, None, ErrorKind::Empty));
     }
     let lines: Vec<&str> = text.lines().collect();
-    let mut meta = CaptureMeta::new(Format::DiskspdText);
+    let mut meta = CaptureMeta::new(super::TEXT);
     meta.version = Some(layout(text).to_owned());
 
     let mut cmd: Option<Cmd> = None;

@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use advisor_model::{CaptureMeta, Direction, Format, Location, RawCapture};
+use advisor_model::{CaptureMeta, Direction, Location, RawCapture};
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::reader::Reader;
 
@@ -460,7 +460,7 @@ pub(super) fn read(file: &str, text: &str) -> Result<RawCapture, IngestError> {
     if text.trim().is_empty() {
         return Err(IngestError::new(file, None, crate::ErrorKind::Empty));
     }
-    let mut meta = CaptureMeta::new(Format::DiskspdXml);
+    let mut meta = CaptureMeta::new(super::XML);
     let root = parse_tree(file, text, &mut meta)?;
     if root.name != "Results" {
         return Err(IngestError::invalid(

@@ -571,6 +571,15 @@ fn read_sync(
     Ok(Some(SyncStats { ios, lat, pct }))
 }
 
+/// Equal up to rounding (values parsed from the same text compare equal).
+pub(super) fn same(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+}
+
+pub(super) fn same_range(a: (f64, f64), b: (f64, f64)) -> bool {
+    same(a.0, b.0) && same(a.1, b.1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,6 +3,9 @@
 
 use advisor_model::{Metric, RawCapture};
 
+use super::stats::Doc;
+use super::stream::utc_offset;
+use super::targets::split_files;
 use super::*;
 
 /// One job entry in fio 3.x layout: reads and writes of 4 KiB, 1000 IOs each way over 1 s.

@@ -4,13 +4,14 @@
 //! A document cut short (iostat killed mid-write) keeps its complete `statistics` entries:
 //! the text is trimmed after the last complete entry and the open brackets are closed.
 
-use advisor_model::{CaptureMeta, Format, Location, RawCapture, Warning};
+use advisor_model::{CaptureMeta, Location, RawCapture, Warning};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::columns::{self, Column, Number};
+use super::json_stream::{self, key_path};
 use super::time;
-use super::{Assembler, DevRow, Report, Run, json_stream};
+use super::{Assembler, DevRow, Report, Run};
 use crate::IngestError;
 
 pub(crate) fn read(file: &str, text: &str) -> Result<RawCapture, IngestError> {
@@ -20,7 +21,7 @@ pub(crate) fn read(file: &str, text: &str) -> Result<RawCapture, IngestError> {
 /// Reads a document; `stream` tries [`json_stream`] first (the general reader only reads
 /// what it gives up on).
 fn read_with(file: &str, text: &str, stream: bool) -> Result<RawCapture, IngestError> {
-    let mut meta = CaptureMeta::new(Format::IostatJson);
+    let mut meta = CaptureMeta::new(super::JSON);
     if text.trim().is_empty() {
         return Err(IngestError::new(file, None, crate::ErrorKind::Empty));
     }
@@ -234,13 +235,6 @@ fn repair(body: &str) -> Option<String> {
         repaired.push(if *o == Open::Object { '}' } else { ']' });
     }
     Some(repaired)
-}
-
-/// `base.key`, or `base["key"]` for keys that are not identifiers (`r/s`, `avg-cpu`).
-pub(super) fn key_path(base: &str, key: &str) -> String {
-    let ident = key.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if ident { format!("{base}.{key}") } else { format!("{base}[{key:?}]") }
 }
 
 fn need_object<'v>(
@@ -496,7 +490,7 @@ mod tests {
     /// Whether the stream reader reads the text (without the general reader's help).
     fn streamed(text: &str) -> bool {
         let body = text.find('{').map(|i| &text[i..]).unwrap_or("");
-        json_stream::read(body, &CaptureMeta::new(Format::IostatJson)).is_ok()
+        json_stream::read(body, &CaptureMeta::new(crate::iostat::JSON)).is_ok()
     }
 
     struct Rng(u64);

@@ -21,7 +21,6 @@ use advisor_model::{CaptureMeta, Location};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::columns::{self, Column, Number};
-use super::json::key_path;
 use super::time::{self, DateOrder};
 use super::{Assembler, Report};
 
@@ -60,6 +59,13 @@ pub(super) fn read(body: &str, meta: &CaptureMeta) -> Result<Streamed, serde_jso
             trailing,
         });
     }
+}
+
+/// `base.key`, or `base["key"]` for keys that are not identifiers (`r/s`, `avg-cpu`).
+pub(super) fn key_path(base: &str, key: &str) -> String {
+    let ident = key.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if ident { format!("{base}.{key}") } else { format!("{base}[{key:?}]") }
 }
 
 fn bail<E: de::Error>() -> E {

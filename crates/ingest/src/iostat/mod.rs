@@ -14,10 +14,92 @@ mod json_stream;
 mod text;
 mod time;
 
-use advisor_model::{CaptureMeta, Location, Metric, RawCapture, Table, TargetKind};
+use std::borrow::Cow;
+
+use advisor_model::{CaptureMeta, Format, Location, Metric, RawCapture, Table, TargetKind};
 
 use crate::IngestError;
+use crate::formats::{CaptureFormat, Head, Read, Sniff};
 use time::Stamp;
+
+pub const TEXT: Format = Format::new("iostat-text", "iostat text (iostat -x -t 1)", false);
+pub const JSON: Format = Format::new("iostat-json", "iostat JSON (iostat -x -t -o JSON 1)", false);
+
+/// sysstat `iostat` text output.
+#[derive(Debug)]
+pub struct IostatText;
+
+impl CaptureFormat for IostatText {
+    fn format(&self) -> Format {
+        TEXT
+    }
+
+    fn supported(&self) -> Option<&'static str> {
+        Some("iostat text (iostat -x -t 1)")
+    }
+
+    /// A `Device` header with iostat's columns, or an `avg-cpu:` block: a loose signature,
+    /// so the file is iostat text only when no other row of the table claims it.
+    fn sniff(&self, head: &Head<'_>) -> Sniff {
+        if is_iostat_text(head.text) { Sniff::Fallback } else { Sniff::No }
+    }
+
+    fn read<'t>(&self, file: &str, text: Cow<'t, str>) -> Result<Read<'t>, IngestError> {
+        read_text(file, &text).map(Read::Table)
+    }
+}
+
+/// sysstat `iostat -o JSON` output.
+#[derive(Debug)]
+pub struct IostatJson;
+
+impl CaptureFormat for IostatJson {
+    fn format(&self) -> Format {
+        JSON
+    }
+
+    fn supported(&self) -> Option<&'static str> {
+        Some("iostat JSON (iostat -x -t -o JSON 1)")
+    }
+
+    fn sniff(&self, head: &Head<'_>) -> Sniff {
+        if head.text.starts_with('{') && head.text.contains("\"sysstat\"") {
+            Sniff::Yes
+        } else {
+            Sniff::No
+        }
+    }
+
+    fn read<'t>(&self, file: &str, text: Cow<'t, str>) -> Result<Read<'t>, IngestError> {
+        read_json(file, &text).map(Read::Table)
+    }
+}
+
+/// iostat text: a `Device` header with iostat's columns, an `avg-cpu:` block.
+fn is_iostat_text(text: &str) -> bool {
+    text.lines().take(400).any(|l| {
+        // pdsh prefixes lines with `host: `.
+        let l = match l.split_once(": ") {
+            Some((prefix, rest))
+                if !prefix.contains(' ')
+                    && !prefix.is_empty()
+                    && prefix != "avg-cpu"
+                    && prefix != "Device" =>
+            {
+                rest
+            }
+            _ => l,
+        };
+        let toks: Vec<&str> = l.split_whitespace().collect();
+        let device_header = toks.first().is_some_and(|t| *t == "Device:" || *t == "Device")
+            || toks.last().is_some_and(|t| *t == "Device");
+        (device_header
+            && toks.iter().any(|t| {
+                matches!(*t, "r/s" | "w/s" | "tps" | "rkB/s" | "rMB/s" | "%util" | "aqu-sz")
+            }))
+            || l.trim_start().starts_with("avg-cpu:")
+    })
+}
 
 /// Reads `iostat` text output (`iostat -x -t 1` and every variant: `-d`, `-k`/`-m`, `-p ALL`,
 /// `-g`, `-s`, `--pretty`, `--human`, pdsh `host: ` prefixes, old and new layouts).

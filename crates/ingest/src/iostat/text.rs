@@ -11,7 +11,7 @@
 //! and each report goes to the [`Assembler`] as soon as it is complete: nothing holds the
 //! whole file's reports or lines. A day of `iostat -x 1` on 32 devices is 3 million lines.
 
-use advisor_model::{CaptureMeta, Format, Location, RawCapture};
+use advisor_model::{CaptureMeta, Location, RawCapture};
 
 use super::columns::{self, Column};
 use super::time::{self, DateOrder};
@@ -36,7 +36,7 @@ impl Line<'_> {
 }
 
 pub(crate) fn read(file: &str, text: &str) -> Result<RawCapture, IngestError> {
-    let mut meta = CaptureMeta::new(Format::IostatText);
+    let mut meta = CaptureMeta::new(super::TEXT);
     let scan = Scan::of(text);
     if scan.nonblank == 0 {
         return Err(IngestError::new(file, None, crate::ErrorKind::Empty));

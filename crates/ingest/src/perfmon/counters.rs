@@ -451,7 +451,6 @@ pub fn localized_message(localized: &[(&'static str, String)], nothing_used: boo
 #[cfg(test)]
 mod tests {
     use super::*;
-    use advisor_model::Format;
 
     fn headers(cols: &[&str]) -> Vec<String> {
         std::iter::once("(PDH-CSV 4.0)").chain(cols.iter().copied()).map(str::to_owned).collect()
@@ -492,7 +491,7 @@ mod tests {
 
     #[test]
     fn targets_per_object_instance_and_host() {
-        let mut meta = CaptureMeta::new(Format::PerfmonCsv);
+        let mut meta = CaptureMeta::new(crate::perfmon::FORMAT);
         let h = headers(&[
             r"\\VM1\PhysicalDisk(1 E:)\Disk Reads/sec",
             r"\\VM1\PhysicalDisk(3)\Disk Reads/sec",
@@ -543,7 +542,7 @@ mod tests {
 
     #[test]
     fn fallbacks_and_priorities() {
-        let mut meta = CaptureMeta::new(Format::PerfmonCsv);
+        let mut meta = CaptureMeta::new(crate::perfmon::FORMAT);
         let h = headers(&[
             r"\\H\PhysicalDisk(0 C:)\Current Disk Queue Length",
             r"\\H\PhysicalDisk(0 C:)\Avg. Disk Queue Length",
@@ -576,7 +575,7 @@ mod tests {
 
     #[test]
     fn current_queue_not_used_when_read_and_write_averages_exist() {
-        let mut meta = CaptureMeta::new(Format::PerfmonCsv);
+        let mut meta = CaptureMeta::new(crate::perfmon::FORMAT);
         let h = headers(&[
             r"\\H\LogicalDisk(C:)\Avg. Disk Read Queue Length",
             r"\\H\LogicalDisk(C:)\Avg. Disk Write Queue Length",
@@ -590,7 +589,7 @@ mod tests {
     #[test]
     fn processor_totals() {
         // `_Total` wins over the node total; per-core instances are ignored.
-        let mut meta = CaptureMeta::new(Format::PerfmonCsv);
+        let mut meta = CaptureMeta::new(crate::perfmon::FORMAT);
         let h = headers(&[
             r"\\Z\Processor Information(0,_Total)\% Processor Time",
             r"\\Z\Processor Information(_Total)\% Processor Time",
@@ -599,7 +598,7 @@ mod tests {
         let cols = plan(&h, 1, &mut meta);
         assert_eq!(cols.iter().map(|c| c.index).collect::<Vec<_>>(), vec![2]);
         // A single node total stands for the machine.
-        let mut meta = CaptureMeta::new(Format::PerfmonCsv);
+        let mut meta = CaptureMeta::new(crate::perfmon::FORMAT);
         let cols = plan(
             &headers(&[r"\\Z\Processor Information(0,_Total)\% Processor Time"]),
             1,
@@ -607,7 +606,7 @@ mod tests {
         );
         assert_eq!(cols.len(), 1);
         // Two node totals do not.
-        let mut meta = CaptureMeta::new(Format::PerfmonCsv);
+        let mut meta = CaptureMeta::new(crate::perfmon::FORMAT);
         let h = headers(&[
             r"\\Z\Processor Information(0,_Total)\% Processor Time",
             r"\\Z\Processor Information(1,_Total)\% Processor Time",
@@ -617,7 +616,7 @@ mod tests {
 
     #[test]
     fn duplicates_keep_the_first() {
-        let mut meta = CaptureMeta::new(Format::PerfmonCsv);
+        let mut meta = CaptureMeta::new(crate::perfmon::FORMAT);
         let h = headers(&[
             r"\\D\PhysicalDisk(1 C: E:)\% Disk Time",
             r"\\D\PhysicalDisk(1 C: E:)\Disk Reads/sec",
@@ -648,7 +647,7 @@ mod tests {
         assert_eq!(localized_language("Process", "% Processor Time"), None);
         assert_eq!(localized_language("Network Interface", "Bytes Total/sec"), None);
 
-        let mut meta = CaptureMeta::new(Format::PerfmonCsv);
+        let mut meta = CaptureMeta::new(crate::perfmon::FORMAT);
         let h = headers(&[
             r"\\PC\Процесс(Idle)\% загруженности процессора",
             r"\\PC\Процесс(System)\% загруженности процессора",
@@ -668,7 +667,7 @@ mod tests {
 
     #[test]
     fn cells_that_are_not_paths() {
-        let mut meta = CaptureMeta::new(Format::PerfmonCsv);
+        let mut meta = CaptureMeta::new(crate::perfmon::FORMAT);
         let h = headers(&["Time", "", r"\\H\Memory\Available MBytes"]);
         assert_eq!(plan(&h, 1, &mut meta).len(), 1);
         assert_eq!(meta.ignored, vec!["Time"]);

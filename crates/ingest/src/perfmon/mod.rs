@@ -1,5 +1,6 @@
-//! PerfMon CSV header grammar and the counter map (English names to canonical metrics).
-//! The rows themselves are read by polars in `advisor-normalize`.
+//! PerfMon CSV: the header grammar and the counter map (English names to canonical
+//! metrics). The reader returns the plan and the runs of good lines ([`Prepared`]); the
+//! values themselves are parsed by polars in `advisor-normalize`.
 //!
 //! [`prepare`] does everything that needs no polars: it reads the header (separator, the
 //! `(PDH-CSV 4.0) (zone)(bias)` cell, the counter paths), plans which columns become which
@@ -14,6 +15,8 @@ pub mod path;
 pub mod scan;
 pub mod time;
 
+use std::borrow::Cow;
+
 use advisor_model::{CaptureMeta, Format, Location};
 
 pub use counters::{Convert, PlannedColumn};
@@ -22,7 +25,45 @@ pub use path::{CounterPath, parse_counter_path};
 pub use scan::Segment;
 pub use time::DateOrder;
 
+use crate::formats::{CaptureFormat, Head, Read, Sniff};
 use crate::{ErrorKind, IngestError};
+
+pub const FORMAT: Format =
+    Format::new("perfmon-csv", "PerfMon counter log as CSV (typeperf -f CSV, relog -f csv)", false);
+
+/// Windows PerfMon counter logs exported to CSV (typeperf, relog, Performance Monitor).
+#[derive(Debug)]
+pub struct PerfmonCsv;
+
+impl CaptureFormat for PerfmonCsv {
+    fn format(&self) -> Format {
+        FORMAT
+    }
+
+    fn supported(&self) -> Option<&'static str> {
+        Some("PerfMon CSV (typeperf/relog)")
+    }
+
+    fn sniff(&self, head: &Head<'_>) -> Sniff {
+        let first = head.first_line();
+        if first.trim_start_matches('"').starts_with("(PDH-CSV") || is_counter_header(first) {
+            Sniff::Yes
+        } else {
+            Sniff::No
+        }
+    }
+
+    fn read<'t>(&self, file: &str, text: Cow<'t, str>) -> Result<Read<'t>, IngestError> {
+        Ok(Read::Csv { plan: prepare(file, &text)?, text })
+    }
+}
+
+/// A CSV header whose cells after the first are PerfMon counter paths (`\\HOST\Object\Counter`),
+/// as in a capture re-saved by a spreadsheet that lost the `(PDH-CSV 4.0)` cell.
+fn is_counter_header(line: &str) -> bool {
+    let mut cells = line.split([',', ';']).skip(1).map(|c| c.trim().trim_matches('"'));
+    cells.next().is_some_and(|c| c.starts_with("\\\\") && c[2..].contains('\\'))
+}
 
 /// What polars needs to read a PerfMon CSV, and everything learned without it.
 #[derive(Debug, Clone)]
@@ -84,7 +125,7 @@ pub fn prepare(file: &str, text: &str) -> Result<Prepared, IngestError> {
         ));
     }
 
-    let mut meta = CaptureMeta::new(Format::PerfmonCsv);
+    let mut meta = CaptureMeta::new(FORMAT);
     let first = header::parse_first_cell(headers.first().map_or("", String::as_str));
     meta.version = first.version.clone();
     meta.timezone = first.timezone.clone();

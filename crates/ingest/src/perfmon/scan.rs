@@ -278,12 +278,11 @@ fn report(bad: &[(u64, Bad)], last_non_blank: Option<u64>, columns: usize, meta:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use advisor_model::Format;
 
     const SHAPE: Shape = Shape { columns: 3, separator: b',', order: DateOrder::MonthFirst };
 
     fn run(text: &str) -> (Scan, CaptureMeta) {
-        let mut meta = CaptureMeta::new(Format::PerfmonCsv);
+        let mut meta = CaptureMeta::new(crate::perfmon::FORMAT);
         let s = scan(text, 0, 2, SHAPE, &mut meta);
         (s, meta)
     }

@@ -1,0 +1,97 @@
+//! The one build step: what a reader returned ([`advisor_ingest::Reading`]) becomes the
+//! canonical frame.
+//!
+//! In two halves, so that the caller can free the file's bytes between them: [`parse`]
+//! takes the values out of the text (polars' CSV reader over a PerfMon CSV's good line
+//! runs; the other readers have done so already), [`capture`] builds the frame from
+//! values alone.
+
+use advisor_ingest::decode::Decoding;
+use advisor_ingest::{IngestError, Read, Reading};
+use advisor_model::{CaptureMeta, Format, RawCapture};
+use polars::prelude::*;
+
+use crate::capture::Capture;
+use crate::frame::{self, TARGET, TIME, polars_error};
+use crate::parts::TargetRows;
+use crate::perfmon;
+
+/// A capture's values, out of its text: nothing in it borrows the file.
+pub(crate) struct Parsed {
+    format: Format,
+    decoding: Decoding,
+    values: Values,
+}
+
+enum Values {
+    Table(RawCapture),
+    Csv(perfmon::Parsed),
+}
+
+/// Takes the values out of the text; the text is dropped on return.
+pub(crate) fn parse(file: &str, reading: Reading<'_>) -> Result<Parsed, IngestError> {
+    let Reading { format, decoding, read } = reading;
+    let values = match read {
+        Read::Table(raw) => Values::Table(raw),
+        Read::Csv { plan, text } => Values::Csv(perfmon::parse(file, plan, &text)?),
+    };
+    Ok(Parsed { format, decoding, values })
+}
+
+/// The canonical frame and the capture.
+pub(crate) fn capture(file: &str, parsed: Parsed) -> Result<Capture, IngestError> {
+    let Parsed { format, decoding, values } = parsed;
+    let (meta, frame, since_boot) = match values {
+        Values::Table(raw) => {
+            let frame = frame::from_table(&raw.table).map_err(|e| polars_error(file, e))?;
+            let since_boot = match &raw.since_boot {
+                Some(t) => Some(frame::from_table(t).map_err(|e| polars_error(file, e))?),
+                None => None,
+            };
+            drop(raw.table);
+            (raw.meta, frame, since_boot)
+        }
+        Values::Csv(parsed) => {
+            let (meta, frame) = perfmon::finish(file, parsed)?;
+            (meta, frame, None)
+        }
+    };
+    finish(file, format, decoding, meta, frame, since_boot)
+}
+
+/// Notes on the text, the derived metrics, and the per-target row index.
+fn finish(
+    file: &str,
+    format: Format,
+    decoding: Decoding,
+    mut meta: CaptureMeta,
+    frame: DataFrame,
+    since_boot: Option<DataFrame>,
+) -> Result<Capture, IngestError> {
+    decoding.annotate(&mut meta);
+    let frame = frame::derive(frame, format.is_benchmark()).map_err(|e| polars_error(file, e))?;
+    let (frame, index) = stacked(frame, meta.targets.len()).map_err(|e| polars_error(file, e))?;
+    let since_boot = match since_boot {
+        Some(f) => Some(frame::derive(f, false).map_err(|e| polars_error(file, e))?),
+        None => None,
+    };
+    Ok(Capture { file: file.to_owned(), meta, frame, since_boot, index })
+}
+
+/// The frame stacked by target, each target's rows in time order (a missing time first),
+/// and its parts. The PerfMon reader builds its frame so; the others (iostat interleaves
+/// its devices by time) are sorted once, stably, which also leaves one chunk per column.
+pub(crate) fn stacked(
+    frame: DataFrame,
+    targets: usize,
+) -> PolarsResult<(DataFrame, Option<TargetRows>)> {
+    if let Some(index) = TargetRows::of(&frame, targets) {
+        return Ok((frame, Some(index)));
+    }
+    let frame = frame.sort(
+        [TARGET, TIME],
+        SortMultipleOptions::default().with_nulls_last(false).with_maintain_order(true),
+    )?;
+    let index = TargetRows::of(&frame, targets);
+    Ok((frame, index))
+}
