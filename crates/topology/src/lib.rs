@@ -12,6 +12,7 @@
 //!   warnings for disks no capture mentions and busy targets the topology lacks.
 
 mod catalog;
+mod entries;
 mod error;
 mod limits;
 mod matching;
@@ -24,6 +25,7 @@ pub use catalog::{
     BurstModel, CREDIT_BURST_MAX_PREMIUM_GIB, Catalog, CatalogError, DiskKind, DiskSku,
     HOST_CACHE_MAX_GIB, SizeRange, SkuRef, UnknownName, VmSize, fmt_num, fmt_opt, sku_key, vm_key,
 };
+pub use entries::DiskEntry;
 pub use error::{ErrorKind, Snippet, TopologyError};
 pub use limits::{
     Budget, BudgetKind, DiskLimits, Excess, FigureOrigin, Limits, Measure, PoolLimits, VmLimits,
