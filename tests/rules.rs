@@ -15,9 +15,8 @@ mod common;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use advisor_engine::{Input, Options, analyze};
+use advisor_engine::{Input, Session, TopologySources};
 use advisor_model::Analysis;
-use advisor_topology::{Catalog, Topology};
 
 use common::{assert_no_orphans, repo};
 
@@ -111,16 +110,19 @@ fn rule_files() -> Vec<RuleFile> {
 
 /// The captures of a fixture folder (every file but the topology and the expectations) and
 /// its topology, when it has one.
-fn load_case(dir: &Path) -> (Vec<Input>, Option<Topology>) {
+/// The shipped rules, catalog and templates.
+fn shipped() -> Session {
+    Session::builder().build().expect("the shipped rules load")
+}
+
+fn load_case(dir: &Path) -> (Vec<Input>, TopologySources) {
     let mut inputs = Vec::new();
-    let mut topology = None;
+    let mut topology = TopologySources::default();
     for rel in common::files_below(dir) {
         let path = dir.join(&rel);
         match rel.to_string_lossy().as_ref() {
             "topology.toml" => {
-                let t = Topology::load(&path, &Catalog::builtin().expect("the built-in catalog"))
-                    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-                topology = Some(t);
+                topology.file = Some(path);
             }
             "expect.toml" => {}
             _ => inputs.push(Input::Path(path)),
@@ -132,8 +134,7 @@ fn load_case(dir: &Path) -> (Vec<Input>, Option<Topology>) {
 
 fn run(dir: &Path) -> Analysis {
     let (inputs, topology) = load_case(dir);
-    analyze(&inputs, topology.as_ref(), &Options::default())
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+    shipped().analyze(inputs, &topology).unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
 }
 
 fn fired(a: &Analysis, rule: &str) -> bool {
@@ -301,7 +302,7 @@ rule_tests! {
 fn every_contract_id_is_shipped_and_every_rule_has_fixtures_and_a_test() {
     let files = rule_files();
     let ids: BTreeSet<&str> = files.iter().map(|r| r.id.as_str()).collect();
-    let (registry, loaded) = advisor_rules::Registry::shipped();
+    let (registry, loaded) = advisor_engine::rules::Registry::shipped();
     loaded.expect("the shipped ruleset loads");
     for id in CONTRACT_IDS {
         assert!(ids.contains(id), "contract id {id} has no file in rules/");
@@ -415,7 +416,7 @@ fn without_a_topology_vm_rules_are_listed_as_not_evaluated_with_the_way_to_fix_i
     assert!(vm_rules.len() >= 8, "{vm_rules:?}");
     let dir = repo().join("fixtures/scenarios/ds13v2-temp-disk-throttles-cached-p30");
     let (inputs, _) = load_case(&dir);
-    let a = analyze(&inputs, None, &Options::default()).expect("analyze");
+    let a = shipped().analyze(inputs, &TopologySources::default()).expect("analyze");
     for id in &vm_rules {
         let entry = a.not_evaluated.iter().find(|n| &n.rule == id);
         let entry =
@@ -450,9 +451,11 @@ fn write_accelerator_unknown_is_not_evaluated_with_the_key_to_set() {
     let (inputs, _) = load_case(&dir);
     let text = std::fs::read_to_string(dir.join("topology.toml")).expect("topology");
     let text = text.replace("write_accelerator = false\n", "");
-    let t =
-        Topology::parse("t.toml", &text, &Catalog::builtin().expect("catalog")).expect("parses");
-    let a = analyze(&inputs, Some(&t), &Options::default()).expect("analyze");
+    let topology = TopologySources {
+        text: Some(("t.toml".to_owned(), text)),
+        ..TopologySources::default()
+    };
+    let a = shipped().analyze(inputs, &topology).expect("analyze");
     let id = "write-accelerator-log-disk";
     assert!(!fired(&a, id), "{}", summary(&a));
     let ne: Vec<_> = a.not_evaluated.iter().filter(|n| n.rule == id).collect();

@@ -161,6 +161,102 @@ fn serve_answers_the_page_reports_and_problems_and_stops_on_sigterm() {
     }
 }
 
+/// `advisor serve` takes `analyze`'s `--rules`, `--set`, `--catalog` and `--templates` and
+/// applies them to every upload: a rule added from a folder fires, a parameter set on the
+/// command line silences a shipped rule, and a template override shapes the report.
+#[test]
+fn serve_applies_rules_sets_catalog_and_templates_to_uploads() {
+    let dir = std::env::temp_dir().join(format!("advisor-serve-session-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("rules")).unwrap();
+    std::fs::create_dir_all(dir.join("templates/partials")).unwrap();
+    // A rule of the operator's: the shipped cached-cap rule under its own id and title.
+    let shipped = std::fs::read_to_string(repo().join("rules/vm/vm-cached-throughput-cap.rule"))
+        .unwrap()
+        .replacen("rule vm-cached-throughput-cap", "rule site-cached-budget", 1)
+        .replacen(
+            "title    \"Cached disks and the temp disk are at the VM's cached throughput cap\"",
+            "title    \"Site rule: the cached budget is spent\"",
+            1,
+        );
+    assert!(shipped.contains("Site rule"), "the shipped rule's title changed");
+    std::fs::write(dir.join("rules/site-cached-budget.rule"), shipped).unwrap();
+    std::fs::write(
+        dir.join("templates/partials/inputs.md.tera"),
+        "SITE TEMPLATE: {{ inputs | length }} input(s)\n",
+    )
+    .unwrap();
+    // A catalog file of the operator's: DS13_v2's row as shipped, with 200 MB/s cached.
+    let catalog = dir.join("vms.csv");
+    let csv = std::fs::read_to_string(repo().join("crates/topology/catalog/vm_sizes.csv")).unwrap();
+    let header = csv.lines().next().unwrap().to_owned();
+    let row = csv.lines().find(|l| l.starts_with("Standard_DS13_v2,")).expect("DS13_v2 row");
+
+    let rules = dir.join("rules");
+    let templates = dir.join("templates");
+    // Same columns as the built-in file; only the cached MB/s differs.
+    let cols: Vec<&str> = header.split(',').collect();
+    let at = cols.iter().position(|c| *c == "cached_mbps").expect("cached_mbps column");
+    let mut cells: Vec<String> = row.split(',').map(str::to_owned).collect();
+    cells[at] = "200".to_owned();
+    std::fs::write(&catalog, format!("{header}\n{}\n", cells.join(","))).unwrap();
+    let args = [
+        "--rules",
+        rules.to_str().unwrap(),
+        "--set",
+        "vm-cached-throughput-cap.cap_ratio=200%",
+        "--templates",
+        templates.to_str().unwrap(),
+        "--catalog",
+        catalog.to_str().unwrap(),
+    ];
+    let server = Server::start(&args);
+
+    let (capture, topology) = scenario();
+    let parts =
+        [("capture", "capture.csv", &capture[..]), ("topology", "topology.toml", &topology[..])];
+    let (status, _, body) = server.post_form(&parts, "application/json");
+    assert_eq!(status, 200, "{}", text(&body));
+    let report: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    let fired: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    // --set: the shipped rule now needs 200% of the cap, which the scenario never reaches.
+    assert!(!fired.contains(&"vm-cached-throughput-cap"), "{fired:?}");
+    // --rules: the operator's rule, same test at 95%, fires.
+    let site = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "site-cached-budget")
+        .unwrap_or_else(|| panic!("the --rules rule did not fire: {fired:?}"));
+    assert_eq!(site["title"], "Site rule: the cached budget is spent");
+    // --catalog: the VM's cached cap is the operator's 200 MB/s, not the built-in 256.
+    assert_eq!(site["metrics"]["vm.cached_mbps"], 200.0, "{site}");
+
+    // --templates: the Markdown report uses the operator's partial.
+    let (status, _, body) = server.post_form(&parts, "text/markdown");
+    assert_eq!(status, 200, "{}", text(&body));
+    let md = text(&body);
+    assert!(md.contains("SITE TEMPLATE: 1 input(s)"), "{md}");
+    assert!(md.contains("Site rule: the cached budget is spent"), "{md}");
+
+    // The rules route lists the rules in force, with the value set.
+    let (status, _, body) = server.get("/api/v1/rules");
+    assert_eq!(status, 200);
+    let rules: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    let list = rules.as_array().unwrap();
+    assert!(list.iter().any(|r| r["id"] == "site-cached-budget"));
+    let cap = list.iter().find(|r| r["id"] == "vm-cached-throughput-cap").unwrap();
+    let ratio = cap["params"].as_array().unwrap().iter().find(|p| p["name"] == "cap_ratio");
+    assert_eq!(ratio.unwrap()["value"], "200%", "{cap}");
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn serve_refuses_bad_flags() {
     for args in [
@@ -168,6 +264,12 @@ fn serve_refuses_bad_flags() {
         &["serve", "--workers", "0"],
         &["serve", "--listen", "not-an-address"],
         &["serve", "--header-timeout", "0"],
+        // The session's flags are checked before the server listens, as analyze does.
+        &["serve", "--rules", "/nonexistent/advisor-rules"],
+        &["serve", "--set", "no-such-rule.x=1"],
+        &["serve", "--set", "vm-cached-throughput-cap.no_such_param=1"],
+        &["serve", "--templates", "/nonexistent/advisor-templates"],
+        &["serve", "--catalog", "/nonexistent/advisor-catalog.csv"],
     ] {
         let out = common::advisor(&repo(), args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out.stderr));

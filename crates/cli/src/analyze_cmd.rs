@@ -11,10 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use advisor_engine::{Capture, Options, analyze_captures, load_rules, read_path};
+use advisor_engine::{Capture, EngineError, Input, ReadStep, Session, TopologySources};
 use advisor_model::Severity;
-use advisor_report::{Format, RenderOptions, Renderer};
-use advisor_topology::{Catalog, Topology};
+use advisor_report::Format;
 use anyhow::Context as _;
 
 use crate::EXIT_INPUT;
@@ -101,34 +100,11 @@ fn choose_format(format: Option<FormatArg>, output: Option<&Path>) -> (Format, b
     }
 }
 
-fn topology(args: &AnalyzeArgs) -> anyhow::Result<Option<Topology>> {
-    if args.topology.is_none() && args.vm.is_none() {
-        return Ok(None);
-    }
-    let mut catalog = Catalog::builtin()?;
-    for file in &args.catalog {
-        catalog.merge_file(file)?;
-    }
-    let topo = match (&args.topology, &args.vm) {
-        (Some(path), vm) => {
-            let mut t = Topology::load(path, &catalog)?;
-            if let Some(size) = vm {
-                t.set_vm_size(size, &catalog)?;
-            }
-            t
-        }
-        (None, Some(size)) => Topology::from_vm_size(size, &catalog)?,
-        (None, None) => return Ok(None),
-    };
-    Ok(Some(topo))
-}
-
 /// Reads every capture, with a progress bar on a terminal for large inputs. All
 /// unreadable files are reported, not just the first.
-fn read_all(files: &[PathBuf], quiet: bool) -> Option<Vec<Capture>> {
-    let sizes: Vec<u64> =
-        files.iter().map(|f| std::fs::metadata(f).map_or(0, |m| m.len())).collect();
-    let total: u64 = sizes.iter().sum();
+fn read_all(session: &Session, files: &[PathBuf], quiet: bool) -> Option<Vec<Capture>> {
+    let inputs: Vec<Input> = files.iter().cloned().map(Input::Path).collect();
+    let total: u64 = inputs.iter().map(Input::len).sum();
     let bar = (!quiet && total >= PROGRESS_BYTES && std::io::stderr().is_terminal()).then(|| {
         let bar = indicatif::ProgressBar::new(total);
         let style = indicatif::ProgressStyle::with_template(
@@ -140,31 +116,40 @@ fn read_all(files: &[PathBuf], quiet: bool) -> Option<Vec<Capture>> {
         bar.enable_steady_tick(Duration::from_millis(120));
         bar
     });
-    let mut captures = Vec::with_capacity(files.len());
-    let mut failed = false;
-    for (file, size) in files.iter().zip(sizes) {
-        if let Some(b) = &bar {
-            b.set_message(file.display().to_string());
+    let read = session.read_all(inputs, |step| match step {
+        ReadStep::Reading { name, .. } => {
+            if let Some(b) = &bar {
+                b.set_message(name.to_owned());
+            }
         }
-        match read_path(file) {
-            Ok(c) => captures.push(c),
-            Err(e) => {
+        ReadStep::Read { bytes, result, .. } => {
+            if let Err(e) = result {
                 let line = format!("error: {e}");
                 match &bar {
                     Some(b) => b.suspend(|| eprintln!("{line}")),
                     None => eprintln!("{line}"),
                 }
-                failed = true;
+            }
+            if let Some(b) = &bar {
+                b.inc(bytes);
             }
         }
-        if let Some(b) = &bar {
-            b.inc(size);
-        }
-    }
+    });
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    (!failed).then_some(captures)
+    // Each unreadable file was reported as it was read.
+    read.ok()
+}
+
+/// The session of `analyze` and `serve`: `--rules`, `--set`, `--catalog`, `--templates`.
+pub(crate) fn session(
+    rules: &[PathBuf],
+    sets: &[String],
+    catalog: &[PathBuf],
+    templates: Option<&Path>,
+) -> Result<Session, EngineError> {
+    Session::builder().templates(templates).catalog(catalog).rules(rules).set(sets).build()
 }
 
 pub(crate) fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
@@ -180,21 +165,19 @@ pub(crate) fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     }
     // Everything that can be wrong with the command line is checked before the (possibly
     // long) read of the captures.
-    let renderer = Renderer::with_overrides(args.templates.as_deref())?;
-    let topology = topology(args)?;
-    let options =
-        Options { rule_dirs: args.rules.clone(), sets: args.sets.clone(), ..Options::default() };
-    let registry = load_rules(&options)?;
+    let session = session(&args.rules, &args.sets, &args.catalog, args.templates.as_deref())?;
+    let sources = TopologySources {
+        file: args.topology.clone(),
+        vm: args.vm.clone(),
+        ..TopologySources::default()
+    };
+    let topology = session.topology(&sources)?;
 
-    let Some(captures) = read_all(&args.files, args.quiet) else {
+    let Some(captures) = read_all(&session, &args.files, args.quiet) else {
         return Ok(ExitCode::from(EXIT_INPUT));
     };
-    let analysis = analyze_captures(&captures, topology.as_ref(), &registry, &options);
-    let report = renderer.render(
-        &analysis,
-        format,
-        &RenderOptions { rules_in_force: Some(registry.len()) },
-    )?;
+    let analysis = session.analyze_captures(&captures, topology.as_ref());
+    let report = session.render(&analysis, format)?;
 
     match &args.output {
         Some(path) => {
@@ -210,7 +193,7 @@ pub(crate) fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
             "{}: {} report written ({})",
             path.display(),
             format.as_str(),
-            advisor_report::verdict(&analysis, Some(registry.len()))
+            session.verdict(&analysis)
         );
     }
     let failed = args.fail_on.is_some_and(|t| analysis.worst().is_some_and(|w| w >= t));

@@ -6,7 +6,7 @@ use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use advisor_topology::{
+use advisor_engine::catalog::{
     BurstModel, Catalog, DiskKind, DiskSku, HOST_CACHE_MAX_GIB, SkuRef, UnknownName, VmSize,
     did_you_mean, fmt_num,
 };
@@ -371,7 +371,7 @@ fn render_list(out: &mut String, vms: &[&VmSize], skus: &[&DiskSku]) -> std::fmt
 
 #[cfg(test)]
 mod tests {
-    use advisor_topology::fmt_opt;
+    use advisor_engine::catalog::fmt_opt;
 
     use super::*;
 

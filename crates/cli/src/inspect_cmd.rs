@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use advisor_engine::{Inspection, inspect_path};
+use advisor_engine::{Input, Inspection, Session};
 use advisor_model::Direction;
 
 use crate::EXIT_INPUT;
@@ -23,10 +23,11 @@ pub(crate) struct InspectArgs {
 /// Inspects every file; unreadable ones are reported on stderr and make the exit code 2,
 /// but never hide the ones that were read.
 pub(crate) fn run(args: &InspectArgs) -> anyhow::Result<ExitCode> {
+    let session = Session::builder().build()?;
     let mut ok = Vec::new();
     let mut failed = false;
     for path in &args.files {
-        match inspect_path(path) {
+        match session.inspect(&Input::Path(path.clone())) {
             Ok(i) => ok.push(i),
             Err(e) => {
                 eprintln!("error: {e}");

@@ -4,8 +4,7 @@ use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use advisor_rules::registry::{Origin, dir_files, shipped_files};
-use advisor_rules::{CheckedRule, Registry};
+use advisor_engine::rules::{CheckedRule, LoadError, Origin, Registry, dir_files, shipped_files};
 
 use crate::EXIT_INPUT;
 
@@ -67,7 +66,7 @@ pub(crate) fn run(args: &RulesArgs) -> anyhow::Result<ExitCode> {
             let (reg, ok) = load(rules);
             match reg.get(id) {
                 Some(r) => {
-                    out(&advisor_rules::explain(r));
+                    out(&advisor_engine::rules::explain(r));
                     Ok(exit(ok))
                 }
                 None => {
@@ -139,7 +138,7 @@ fn check(dirs: &[PathBuf]) -> ExitCode {
 }
 
 /// Prints a load's diagnostics; how many there were.
-fn report(res: Result<usize, advisor_rules::LoadError>) -> usize {
+fn report(res: Result<usize, LoadError>) -> usize {
     match res {
         Ok(_) => 0,
         Err(e) => {

@@ -1,10 +1,14 @@
 //! `advisor serve [--listen 127.0.0.1:8080] [--max-upload 256MiB] [--workers N]
-//! [--timeout 120] [--queue-wait 5] [--header-timeout 20]`: the upload page and the HTTP
-//! API, until SIGTERM or Ctrl-C.
+//! [--timeout 120] [--queue-wait 5] [--header-timeout 20] [--rules DIR] [--set ID.PARAM=V]
+//! [--catalog FILE] [--templates DIR]`: the upload page and the HTTP API, until SIGTERM or
+//! Ctrl-C. Every upload is analyzed with the rules, parameters, catalog and templates given
+//! here, as `advisor analyze` would; a mistake in them stops the server before it listens
+//! (exit code 2).
 //!
 //! The bound address is printed on stderr (`--listen 127.0.0.1:0` picks a free port).
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -35,6 +39,19 @@ pub(crate) struct ServeArgs {
     /// requests; then it is closed.
     #[arg(long, value_name = "SECS", default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
     header_timeout: u64,
+    /// Also load the rules of this folder (adds, or replaces a shipped rule by id).
+    #[arg(long = "rules", value_name = "DIR")]
+    rules: Vec<PathBuf>,
+    /// Set a rule parameter, e.g. --set vm-cached-throughput-cap.cap_ratio=90%.
+    #[arg(long = "set", value_name = "ID.PARAM=VALUE")]
+    sets: Vec<String>,
+    /// A catalog CSV (VM sizes or disk SKUs) that extends or corrects the built-in one.
+    #[arg(long, value_name = "FILE")]
+    catalog: Vec<PathBuf>,
+    /// Templates that replace the built-in ones file by file (report.html.tera,
+    /// report.md.tera, partials/...).
+    #[arg(long, value_name = "DIR")]
+    templates: Option<PathBuf>,
 }
 
 /// `256MiB`, `10 MB`, `1GiB`, `4096` (bytes).
@@ -76,7 +93,13 @@ pub(crate) fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         queue_wait: Duration::from_secs(args.queue_wait),
         header_timeout: Duration::from_secs(args.header_timeout),
     };
-    let state = AppState::new(config.clone())?;
+    let session = crate::analyze_cmd::session(
+        &args.rules,
+        &args.sets,
+        &args.catalog,
+        args.templates.as_deref(),
+    )?;
+    let state = AppState::with_session(config.clone(), session)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("advisor-serve")

@@ -1,9 +1,7 @@
 //! `advisor inspect`: what was recognised in a capture.
 
-use std::path::Path;
-
 use advisor_model::{BenchSettings, Metric, SourcePercentile, TargetKind, Unit, Warning};
-use advisor_normalize::{Capture, IngestError, Stats};
+use advisor_normalize::{Capture, Stats};
 use serde::Serialize;
 
 /// What advisor recognised in one capture.
@@ -74,16 +72,6 @@ pub struct BenchInspection {
     pub percentiles: Vec<SourcePercentile>,
 }
 
-/// Reads a capture from disk and says what was recognised.
-pub fn inspect_path(path: &Path) -> Result<Inspection, IngestError> {
-    Ok(inspect_capture(&advisor_normalize::read_path(path)?))
-}
-
-/// Reads a capture held in memory and says what was recognised.
-pub fn inspect_bytes(file: &str, bytes: &[u8]) -> Result<Inspection, IngestError> {
-    Ok(inspect_capture(&advisor_normalize::read_bytes(file, bytes)?))
-}
-
 fn fmt_time(ms: i64) -> String {
     chrono::DateTime::from_timestamp_millis(ms)
         .map(|t| t.naive_utc().format("%Y-%m-%d %H:%M:%S%.3f").to_string())
@@ -91,7 +79,7 @@ fn fmt_time(ms: i64) -> String {
 }
 
 /// Describes a capture already read.
-pub fn inspect_capture(c: &Capture) -> Inspection {
+pub(crate) fn inspect_capture(c: &Capture) -> Inspection {
     let meta = &c.meta;
     let range = c.time_range();
     let rows = c.rows_per_target();

@@ -1,14 +1,43 @@
-//! The library entry points of advisor: the one crate that wires the readers, topology,
-//! rules and reports together. The CLI and the server are thin layers over it.
+//! The library entry point of advisor, and the one crate that wires the readers, topology,
+//! rules and reports together: front ends (the CLI, the server, the benchmark) build one
+//! [`Session`] and call it, and render with `advisor_report`.
+//!
+//! - [`Session`] ([`Session::builder`]): the rules in force, the catalog, the templates;
+//!   [`Session::topology`] from every source ([`TopologySources`]); [`Session::read_all`]
+//!   (every input, every error); [`Session::analyze`], [`Session::inspect`],
+//!   [`Session::render`].
+//! - [`rules`] and [`catalog`]: what front ends show of the ruleset and the catalog
+//!   (`advisor rules`, `advisor catalog`, the API's reference routes).
 
 mod analyze;
+mod context;
 mod inspect;
+mod series;
+mod session;
+mod sources;
 
-pub use advisor_normalize::{Capture, ErrorKind, IngestError, read_bytes, read_path};
-pub use analyze::{
-    BUSY_IOPS, CHART_POINTS, EngineError, Input, Options, Timings, analyze, analyze_captures,
-    analyze_captures_timed, findings_of, load_rules, not_evaluated_of, reduce_points,
+/// The readers' own entry for captures in memory (what a [`Session`] uses unless told
+/// otherwise by [`SessionBuilder::bytes_reader`]).
+pub use advisor_normalize::read_bytes;
+pub use advisor_normalize::{Capture, ErrorKind, IngestError};
+pub use analyze::{Timings, findings_of, not_evaluated_of};
+pub use inspect::{BenchInspection, Inspection, MetricStats, TargetInspection};
+pub use series::reduce_points;
+pub use session::{
+    BUSY_IOPS, BytesReader, CHART_POINTS, EngineError, Input, ReadStep, Session, SessionBuilder,
 };
-pub use inspect::{
-    Inspection, MetricStats, TargetInspection, inspect_bytes, inspect_capture, inspect_path,
-};
+pub use sources::{DiskRow, TopologySources};
+
+/// The ruleset as the front ends show it: listing, checking and explaining rules.
+pub mod rules {
+    pub use advisor_rules::registry::{Origin, dir_files, shipped_files};
+    pub use advisor_rules::{CheckedRule, Diagnostic, LoadError, Registry, explain};
+}
+
+/// The Azure catalog and topology types as the front ends show them.
+pub mod catalog {
+    pub use advisor_topology::{
+        BurstModel, Catalog, CatalogError, DiskKind, DiskSku, HOST_CACHE_MAX_GIB, SkuRef, Topology,
+        TopologyError, UnknownName, VmSize, did_you_mean, fmt_num, fmt_opt,
+    };
+}

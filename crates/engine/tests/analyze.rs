@@ -4,10 +4,10 @@
 
 use std::path::PathBuf;
 
-use advisor_engine::{EngineError, Input, Options, analyze, findings_of, not_evaluated_of};
+use advisor_engine::{EngineError, Input, Session, TopologySources, findings_of, not_evaluated_of};
 use advisor_model::Analysis;
+use advisor_report::chart_data;
 use advisor_rules::{Registry, Scope};
-use advisor_topology::{Catalog, Topology};
 
 fn repo(p: &str) -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../")).join(p)
@@ -15,23 +15,19 @@ fn repo(p: &str) -> PathBuf {
 
 const PERFMON: &str = "fixtures/captures/perfmon-csv/azure-vm_physicaldisk-logicaldisk-cpu-memory_eastern-240_1s_crlf.csv";
 
-fn topology(p: &str) -> Topology {
-    Topology::load(&repo(p), &Catalog::builtin().unwrap()).unwrap()
+fn topology(p: &str) -> TopologySources {
+    TopologySources { file: Some(repo(p)), ..TopologySources::default() }
 }
 
-fn run(captures: &[&str], topo: Option<&str>, options: &Options) -> Analysis {
+fn run(captures: &[&str], topo: Option<&str>) -> Analysis {
     let inputs: Vec<Input> = captures.iter().map(|c| Input::Path(repo(c))).collect();
-    let t = topo.map(topology);
-    analyze(&inputs, t.as_ref(), options).unwrap()
+    let t = topo.map(topology).unwrap_or_default();
+    Session::builder().build().unwrap().analyze(inputs, &t).unwrap()
 }
 
 #[test]
 fn ds13_v2_field_case_on_the_perfmon_capture() {
-    let a = run(
-        &[PERFMON],
-        Some("fixtures/topologies/ds13_v2_temp_and_cached_p30.toml"),
-        &Options::default(),
-    );
+    let a = run(&[PERFMON], Some("fixtures/topologies/ds13_v2_temp_and_cached_p30.toml"));
     assert_eq!(a.schema, "advisor.report/v1");
     assert_eq!(a.tool.name, "advisor");
     assert_eq!(a.vm.as_deref(), Some("Standard_DS13_v2"));
@@ -73,12 +69,13 @@ fn ds13_v2_field_case_on_the_perfmon_capture() {
     let e = a.targets.iter().find(|t| t.name == "2 E:").unwrap();
     assert_eq!(e.matched.as_deref(), Some("E:"));
     assert!(e.metrics["iops"].p99 > 5000.0);
-    let c = a.charts.iter().find(|c| c.target == "2 E:" && c.metric == "mbps").unwrap();
+    let charts = chart_data(&a);
+    let c = charts.iter().find(|c| c.target == "2 E:" && c.metric == "mbps").unwrap();
     assert!(c.points.len() <= 300 && c.points.len() >= 2);
     assert!((c.caps[0].value - 190.73).abs() < 0.01, "{:?}", c.caps);
     assert!(c.caps[0].label.contains("MiB/s"));
     let total =
-        a.charts.iter().find(|c| c.target == "PhysicalDisk(_Total)" && c.metric == "iops").unwrap();
+        charts.iter().find(|c| c.target == "PhysicalDisk(_Total)" && c.metric == "iops").unwrap();
     assert!(total.caps.iter().any(|l| l.label.contains("Standard_DS13_v2")));
     // F: is busy but not in the topology.
     assert!(a.warnings.iter().any(|w| w.contains("3 F:")), "{:?}", a.warnings);
@@ -89,7 +86,7 @@ const NEED_NO_TOPOLOGY: &[&str] = &["cpu-saturated"];
 
 #[test]
 fn without_a_topology_vm_disk_and_pool_rules_say_to_pass_one() {
-    let a = run(&[PERFMON], None, &Options::default());
+    let a = run(&[PERFMON], None);
     assert_eq!(a.vm, None);
     let (reg, res) = Registry::shipped();
     res.unwrap();
@@ -123,7 +120,6 @@ fn benchmarks_fio_and_diskspd() {
             "fixtures/captures/diskspd-xml/diskspd_win_64k_randread_o4_t2_noL.xml",
         ],
         Some("fixtures/topologies/ds1_p30.toml"),
-        &Options::default(),
     );
     let f = findings_of(&a, "bench-fsync-latency-hidden").next().expect("fsync");
     assert_eq!(f.subject, "/mnt/scratch/fio_rw.dat");
@@ -149,29 +145,41 @@ fn benchmarks_fio_and_diskspd() {
 #[test]
 fn set_values_inputs_in_memory_and_errors() {
     let bytes = std::fs::read(repo(PERFMON)).unwrap();
-    let inputs = [Input::Bytes { name: "capture.csv".into(), bytes }];
+    let inputs = vec![Input::Bytes { name: "capture.csv".into(), bytes }];
     let t = topology("fixtures/topologies/ds13_v2_temp_and_cached_p30.toml");
-    let strict = Options {
-        sets: vec!["disk-iops-throttled.latency_floor=50 ms".into()],
-        ..Default::default()
-    };
-    let a = analyze(&inputs, Some(&t), &strict).unwrap();
+    let strict =
+        Session::builder().set(["disk-iops-throttled.latency_floor=50 ms"]).build().unwrap();
+    let a = strict.analyze(inputs, &t).unwrap();
     assert_eq!(a.inputs[0].file, "capture.csv");
     assert!(findings_of(&a, "disk-iops-throttled").next().is_none());
     assert!(findings_of(&a, "vm-cached-throughput-cap").next().is_some());
 
-    let bad = Options { sets: vec!["disk-iops-throttled.nope=1".into()], ..Default::default() };
-    assert!(matches!(analyze(&inputs, None, &bad), Err(EngineError::Setting(_))));
-    let missing = [Input::Path(repo("fixtures/captures/nope.csv"))];
-    let e = analyze(&missing, None, &Options::default()).unwrap_err();
-    assert!(matches!(e, EngineError::Ingest(_)));
-    assert!(e.to_string().contains("nope.csv"));
+    let bad = Session::builder().set(["disk-iops-throttled.nope=1"]).build();
+    assert!(matches!(bad, Err(EngineError::Setting(_))));
+    let bad = Session::builder().only(["no-such-rule"]).build();
+    assert!(matches!(bad, Err(EngineError::Setting(_))));
+    let bad = Session::builder().catalog([repo("fixtures/nope.csv")]).build();
+    assert!(matches!(bad, Err(EngineError::Catalog(_))));
+    // Every unreadable input is reported, not only the first.
+    let session = Session::builder().build().unwrap();
+    let missing = vec![
+        Input::Path(repo("fixtures/captures/nope.csv")),
+        Input::Path(repo(PERFMON)),
+        Input::Bytes { name: "empty.csv".into(), bytes: Vec::new() },
+    ];
+    let e = session.analyze(missing, &TopologySources::default()).unwrap_err();
+    let EngineError::Unreadable(errors) = &e else { panic!("{e}") };
+    assert_eq!(errors.len(), 2, "{e}");
+    assert!(e.to_string().contains("nope.csv") && e.to_string().contains("empty.csv"), "{e}");
+    // A bad topology is the topology's error, located.
+    let e = session
+        .topology(&TopologySources { vm: Some("Standard_DS13v2".into()), ..Default::default() });
+    assert!(matches!(e, Err(EngineError::Topology(_))));
 }
 
 #[test]
 fn striped_pool_seen_through_its_volume() {
-    let a =
-        run(&[PERFMON], Some("fixtures/topologies/striped_pool_4disk.toml"), &Options::default());
+    let a = run(&[PERFMON], Some("fixtures/topologies/striped_pool_4disk.toml"));
     // The pool rules are evaluated (or say what they miss) for pool F:, never "no pools".
     for id in ["pool-columns-mismatch", "stripe-size-mismatch", "striped-qd-below-8"] {
         assert!(
@@ -193,13 +201,9 @@ fn reduce_points_keeps_each_buckets_peak() {
 #[test]
 fn vm_budget_charts_sum_the_disks_against_the_vm_caps() {
     let dir = "fixtures/scenarios/ds13v2-temp-disk-throttles-cached-p30";
-    let a = run(
-        &[&format!("{dir}/capture.csv")],
-        Some(&format!("{dir}/topology.toml")),
-        &Options::default(),
-    );
-    let cached = a
-        .charts
+    let a = run(&[&format!("{dir}/capture.csv")], Some(&format!("{dir}/topology.toml")));
+    let charts = chart_data(&a);
+    let cached = charts
         .iter()
         .find(|c| c.target.starts_with("VM cached") && c.metric == "mbps")
         .expect("a VM cached throughput chart");
@@ -209,5 +213,7 @@ fn vm_budget_charts_sum_the_disks_against_the_vm_caps() {
     // The temp disk and the cached P30 together sit at the cap.
     let peak = cached.points.iter().map(|p| p.1).fold(0.0, f64::max);
     assert!(peak > 0.95 * cached.caps[0].value, "peak {peak}");
-    assert!(a.charts.iter().any(|c| c.target.starts_with("VM uncached") && c.metric == "iops"));
+    assert!(charts.iter().any(|c| c.target.starts_with("VM uncached") && c.metric == "iops"));
+    // The series stay plain data in the analysis; the report makes the labels.
+    assert!(cached.caps[0].label.starts_with("Standard_DS13_v2 cached 256 MB/s"));
 }

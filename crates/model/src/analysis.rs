@@ -150,23 +150,51 @@ pub struct ToolInfo {
     pub version: String,
 }
 
-/// A line drawn on a chart: a disk's or the VM's cap.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct CapLine {
-    pub label: String,
-    pub value: f64,
-}
-
-/// A time series for a chart, reduced to at most a few hundred points (each bucket keeps
-/// its maximum so peaks stay visible). Not part of the JSON report.
+/// A time series sampled for drawing (at most a few hundred points, each bucket keeping
+/// its maximum so peaks stay visible), with the limits it is measured against. Plain data:
+/// the report turns it into a chart (titles, cap lines, their labels and units). Not part
+/// of the JSON report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ChartSeries {
-    pub target: String,
+pub struct SampledSeries {
+    /// What the series is of: a capture target, or the sum over a VM budget's disks.
+    pub of: SeriesOf,
+    /// The capture file it comes from (for a budget sum: its first member's).
     pub file: String,
+    /// `iops`, `mbps`, `latency_ms`, ...
     pub metric: String,
     /// (ms since 1970, wall clock as written, value in the metric's unit).
     pub points: Vec<(i64, f64)>,
-    pub caps: Vec<CapLine>,
+}
+
+/// What a [`SampledSeries`] is of, and what it is compared with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum SeriesOf {
+    /// A capture target: its name; the topology disk it stands for (not the temp disk);
+    /// the VM, for a target that sums every disk (`PhysicalDisk(_Total)`).
+    Target { name: String, disk: Option<DiskCaps>, vm: Option<VmCaps> },
+    /// The time-aligned sum over the disks that draw on one of the VM's budgets (cached:
+    /// host-cached disks plus the temp disk; uncached: every remote disk): `counted` of the
+    /// budget's `members` disks had a series.
+    Budget { cached: bool, counted: usize, members: usize, vm: VmCaps },
+}
+
+/// A disk's caps as a chart draws them (IOPS; MB/s of 10^6 bytes).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DiskCaps {
+    pub name: String,
+    pub iops: Option<f64>,
+    pub burst_iops: Option<f64>,
+    pub mbps: Option<f64>,
+}
+
+/// The VM's two budgets as a chart draws them (IOPS; MB/s of 10^6 bytes).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VmCaps {
+    pub size: String,
+    pub cached_iops: Option<f64>,
+    pub cached_mbps: Option<f64>,
+    pub uncached_iops: Option<f64>,
+    pub uncached_mbps: Option<f64>,
 }
 
 /// A benchmark target's latency percentile curve (the tool's own percentiles).
@@ -198,10 +226,10 @@ pub struct Analysis {
     /// topology lacks, unsupported configurations), one line each.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
-    /// Chart data for the HTML report; not in the JSON document.
+    /// Series for the HTML report's charts; not in the JSON document.
     #[serde(skip)]
     #[schemars(skip)]
-    pub charts: Vec<ChartSeries>,
+    pub series: Vec<SampledSeries>,
     #[serde(skip)]
     #[schemars(skip)]
     pub curves: Vec<PercentileCurve>,

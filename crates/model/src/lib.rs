@@ -10,8 +10,8 @@ mod metric;
 mod rank;
 
 pub use analysis::{
-    Analysis, CapLine, ChartSeries, Finding, InputSummary, MetricSummary, NotEvaluated,
-    PercentileCurve, REPORT_SCHEMA, Severity, TargetSummary, ToolInfo,
+    Analysis, DiskCaps, Finding, InputSummary, MetricSummary, NotEvaluated, PercentileCurve,
+    REPORT_SCHEMA, SampledSeries, SeriesOf, Severity, TargetSummary, ToolInfo, VmCaps,
 };
 pub use capture::{
     BenchSettings, CaptureMeta, Direction, Format, RawCapture, SourcePercentile, Table, Target,

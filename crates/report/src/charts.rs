@@ -4,13 +4,14 @@
 //! Every function returns one `<svg>` element ready to inline into the HTML page: no
 //! namespace URL, no fonts, no external references; text uses the page's sans-serif.
 
-use advisor_model::{CapLine, ChartSeries, PercentileCurve};
+use advisor_model::PercentileCurve;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::ReportError;
 use crate::fmt::{clock, metric_label, num, unit_of};
+use crate::series::{CapLine, ChartSeries};
 
 const W: u32 = 540;
 const H: u32 = 270;

@@ -10,6 +10,7 @@
 mod charts;
 mod filters;
 pub mod fmt;
+mod series;
 mod templates;
 mod view;
 
@@ -18,6 +19,7 @@ use std::str::FromStr;
 
 use advisor_model::{Analysis, REPORT_SCHEMA};
 
+pub use series::{CapLine, ChartSeries, chart_data, chart_series};
 pub use templates::embedded_names;
 pub use view::verdict;
 
@@ -127,7 +129,9 @@ impl Renderer {
         options: &RenderOptions,
         charts: bool,
     ) -> Result<String, ReportError> {
-        let view = view::build(analysis, options, charts)?;
+        // Chart data is made here, from the analysis's sampled series, for the page only.
+        let chart_data = if charts { series::chart_data(analysis) } else { Vec::new() };
+        let view = view::build(analysis, &chart_data, options, charts)?;
         let ctx = tera::Context::from_serialize(&view).map_err(|e| ReportError::Template {
             name: name.to_owned(),
             message: templates::chain(&e),

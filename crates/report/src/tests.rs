@@ -3,8 +3,8 @@
 use std::collections::BTreeMap;
 
 use advisor_model::{
-    Analysis, CapLine, ChartSeries, Finding, InputSummary, MetricSummary, NotEvaluated,
-    PercentileCurve, REPORT_SCHEMA, Severity, TargetSummary, ToolInfo,
+    Analysis, DiskCaps, Finding, InputSummary, MetricSummary, NotEvaluated, PercentileCurve,
+    REPORT_SCHEMA, SampledSeries, SeriesOf, Severity, TargetSummary, ToolInfo, VmCaps,
 };
 
 use super::*;
@@ -21,17 +21,25 @@ fn one(v: f64) -> MetricSummary {
 /// cached P30 does QD1 writes, plus a DiskSpd run, and rules not evaluated.
 pub(crate) fn field_case() -> Analysis {
     let t0 = 1_710_079_509_000_i64;
-    let series =
-        |metric: &str, target: &str, f: &dyn Fn(i64) -> f64, caps: Vec<CapLine>| ChartSeries {
-            target: target.into(),
-            file: "perfmon.csv".into(),
-            metric: metric.into(),
-            points: (0..120).map(|i| (t0 + i * 1000, f(i))).collect(),
-            caps,
-        };
-    let vm_cap = CapLine { label: "VM cached cap".into(), value: 256.0 };
-    let p30_mbps = CapLine { label: "P30 cap".into(), value: 200.0 };
-    let p30_iops = CapLine { label: "P30 cap".into(), value: 5000.0 };
+    let series = |metric: &str,
+                  target: &str,
+                  f: &dyn Fn(i64) -> f64,
+                  disk: Option<DiskCaps>,
+                  vm: Option<VmCaps>| SampledSeries {
+        of: SeriesOf::Target { name: target.into(), disk, vm },
+        file: "perfmon.csv".into(),
+        metric: metric.into(),
+        points: (0..120).map(|i| (t0 + i * 1000, f(i))).collect(),
+    };
+    let vm_cap = VmCaps {
+        size: "Standard_DS13_v2".into(),
+        cached_iops: None,
+        cached_mbps: Some(256.0),
+        uncached_iops: None,
+        uncached_mbps: None,
+    };
+    let p30 =
+        DiskCaps { name: "E:".into(), iops: Some(5000.0), burst_iops: None, mbps: Some(200.0) };
     let mut e = BTreeMap::new();
     e.insert("iops".to_owned(), stats(27.0, 31.0, 480.0, 481.0, 120));
     e.insert("mbps".to_owned(), stats(0.1, 0.12, 1.9, 1.9, 120));
@@ -162,12 +170,12 @@ pub(crate) fn field_case() -> Analysis {
         ],
         vm: Some("Standard_DS13_v2".into()),
         warnings: vec!["disk C: (P10) is in the topology but no capture mentions it".into()],
-        charts: vec![
-            series("mbps", "D:", &|i| if i < 20 { 40.0 } else { 255.0 + (i % 3) as f64 }, vec![vm_cap.clone()]),
-            series("iops", "E:", &|i| if i < 20 { 481.0 } else { 27.0 + (i % 5) as f64 }, vec![p30_iops]),
-            series("mbps", "E:", &|i| if i < 20 { 1.9 } else { 0.1 }, vec![p30_mbps, vm_cap]),
-            series("write_latency_ms", "E:", &|i| if i < 20 { 2.07 } else { 37.0 + (i % 7) as f64 }, vec![]),
-            series("read_latency_ms", "E:", &|i| if i % 10 == 0 { f64::NAN } else { 0.5 }, vec![]),
+        series: vec![
+            series("mbps", "D:", &|i| if i < 20 { 40.0 } else { 255.0 + (i % 3) as f64 }, None, Some(vm_cap.clone())),
+            series("iops", "E:", &|i| if i < 20 { 481.0 } else { 27.0 + (i % 5) as f64 }, Some(p30.clone()), None),
+            series("mbps", "E:", &|i| if i < 20 { 1.9 } else { 0.1 }, Some(p30), Some(vm_cap)),
+            series("write_latency_ms", "E:", &|i| if i < 20 { 2.07 } else { 37.0 + (i % 7) as f64 }, None, None),
+            series("read_latency_ms", "E:", &|i| if i % 10 == 0 { f64::NAN } else { 0.5 }, None, None),
         ],
         curves: vec![PercentileCurve {
             target: "E:\\io.dat".into(),
@@ -192,7 +200,7 @@ fn empty() -> Analysis {
         targets: vec![],
         vm: None,
         warnings: vec![],
-        charts: vec![],
+        series: vec![],
         curves: vec![],
     }
 }
@@ -313,7 +321,9 @@ fn html_is_self_contained_and_complete() {
     assert!(html.contains("move scratch IO off the temp disk &lt;D:&gt;"));
     assert!(html.contains("E:\\io.dat"));
     assert!(html.matches("<svg").count() >= 6, "charts: {}", html.matches("<svg").count());
-    assert!(html.contains("VM cached cap 256 MiB/s"));
+    // Caps are labelled from the plain limits: MB/s as Azure publishes them, drawn in MiB/s.
+    assert!(html.contains("Standard_DS13_v2 cached 256 MB/s (244.1 MiB/s)"), "VM cap label");
+    assert!(html.contains("E: cap 5000 IOPS"), "disk cap label");
     assert!(html.contains("aria-label=\"Latency percentiles: E:\\io.dat\""));
     assert!(html.contains("aria-label=\"Benchmark IOPS\""));
     assert!(html.contains("needs a pool in the topology"));

@@ -6,12 +6,11 @@
 
 use std::collections::BTreeMap;
 
-use advisor_model::{
-    Analysis, ChartSeries, Finding, MetricSummary, NotEvaluated, PercentileCurve, Severity,
-};
+use advisor_model::{Analysis, Finding, MetricSummary, NotEvaluated, PercentileCurve, Severity};
 use serde::Serialize;
 
 use crate::charts;
+use crate::series::ChartSeries;
 use crate::{RenderOptions, ReportError};
 
 /// The checklist's row order: the list first, then the rest by name.
@@ -362,6 +361,7 @@ fn short_file(file: &str) -> &str {
 
 pub(crate) fn build<'a>(
     analysis: &'a Analysis,
+    chart_data: &'a [ChartSeries],
     options: &RenderOptions,
     with_charts: bool,
 ) -> Result<View<'a>, ReportError> {
@@ -429,8 +429,7 @@ pub(crate) fn build<'a>(
         // Charts per (file, target), in the order the analysis lists them; series for a
         // target the checklist lacks (a VM-wide sum) get a section of their own.
         let mut keys: Vec<(&str, &str)> = Vec::new();
-        for (file, target) in analysis
-            .charts
+        for (file, target) in chart_data
             .iter()
             .map(|c| (c.file.as_str(), c.target.as_str()))
             .chain(analysis.curves.iter().map(|c| (c.file.as_str(), c.target.as_str())))
@@ -443,7 +442,7 @@ pub(crate) fn build<'a>(
         let mut front = 0;
         for (file, target) in keys {
             let series: Vec<&ChartSeries> =
-                analysis.charts.iter().filter(|c| c.file == file && c.target == target).collect();
+                chart_data.iter().filter(|c| c.file == file && c.target == target).collect();
             let curves: Vec<&PercentileCurve> =
                 analysis.curves.iter().filter(|c| c.file == file && c.target == target).collect();
             let drawn = target_charts(&series, &curves, target);

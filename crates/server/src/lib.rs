@@ -27,10 +27,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use advisor_engine::{Capture, IngestError};
-use advisor_report::Renderer;
-use advisor_rules::Registry;
-use advisor_topology::Catalog;
+use advisor_engine::{Capture, EngineError, IngestError, Session};
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
@@ -95,18 +92,15 @@ pub fn default_workers() -> usize {
 /// Why the service could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
-    #[error("templates: {0}")]
-    Templates(#[from] advisor_report::ReportError),
-    #[error("shipped rules: {0}")]
-    Rules(#[from] advisor_rules::LoadError),
-    #[error("catalog: {0}")]
-    Catalog(#[from] advisor_topology::CatalogError),
+    /// The session (rules, catalog, templates) did not build.
+    #[error(transparent)]
+    Session(#[from] EngineError),
     #[error("--workers must be at least 1")]
     NoWorkers,
 }
 
-/// What every request shares: the configuration, one renderer, the rules and the catalog
-/// (loaded once), and the analysis slots.
+/// What every request shares: the configuration, the engine's session (the rules in force,
+/// the catalog and the templates, loaded once), and the analysis slots.
 #[derive(Clone)]
 pub struct AppState {
     inner: Arc<Inner>,
@@ -114,52 +108,44 @@ pub struct AppState {
 
 struct Inner {
     config: Config,
-    renderer: Renderer,
-    registry: Registry,
-    catalog: Catalog,
+    session: Session,
     slots: Arc<Semaphore>,
-    reader: Box<CaptureReader>,
 }
-
-/// What reads each uploaded capture: its name (for messages) and its bytes, on the blocking
-/// pool, inside an analysis slot. [`AppState::new`] uses [`advisor_engine::read_bytes`].
-pub type CaptureReader = dyn Fn(&str, &[u8]) -> Result<Capture, IngestError> + Send + Sync;
 
 impl fmt::Debug for AppState {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AppState")
             .field("config", &self.inner.config)
-            .field("rules", &self.inner.registry.len())
+            .field("session", &self.inner.session)
             .finish_non_exhaustive()
     }
 }
 
 impl AppState {
-    /// Loads the templates, the shipped rules and the built-in catalog.
+    /// The shipped rules, the built-in catalog and templates.
     pub fn new(config: Config) -> Result<AppState, StartError> {
-        AppState::with_reader(config, advisor_engine::read_bytes)
+        AppState::with_session(config, Session::builder().build()?)
     }
 
-    /// As [`AppState::new`], with `reader` reading the uploaded captures instead of
-    /// [`advisor_engine::read_bytes`]: for embedders that check or convert uploads first,
-    /// and for tests that need a reader that fails or panics. Only code sets it; no request
-    /// can choose it.
+    /// Every upload is analyzed with `session`: its rules (`--rules`, `--set`), catalog
+    /// (`--catalog`) and templates (`--templates`), and its reader of uploaded bytes.
+    pub fn with_session(config: Config, session: Session) -> Result<AppState, StartError> {
+        if config.workers == 0 {
+            return Err(StartError::NoWorkers);
+        }
+        let slots = Arc::new(Semaphore::new(config.workers));
+        Ok(AppState { inner: Arc::new(Inner { config, session, slots }) })
+    }
+
+    /// As [`AppState::new`], with `reader` reading the uploaded captures (on the blocking
+    /// pool, inside an analysis slot) instead of the engine's readers: for embedders that
+    /// check or convert uploads first, and for tests that need a reader that fails or
+    /// panics. Only code sets it; no request can choose it.
     pub fn with_reader(
         config: Config,
         reader: impl Fn(&str, &[u8]) -> Result<Capture, IngestError> + Send + Sync + 'static,
     ) -> Result<AppState, StartError> {
-        if config.workers == 0 {
-            return Err(StartError::NoWorkers);
-        }
-        let renderer = Renderer::new()?;
-        let (registry, loaded) = Registry::shipped();
-        loaded?;
-        let catalog = Catalog::builtin()?;
-        let slots = Arc::new(Semaphore::new(config.workers));
-        let reader: Box<CaptureReader> = Box::new(reader);
-        Ok(AppState {
-            inner: Arc::new(Inner { config, renderer, registry, catalog, slots, reader }),
-        })
+        AppState::with_session(config, Session::builder().bytes_reader(reader).build()?)
     }
 
     pub fn config(&self) -> &Config {

@@ -33,8 +33,10 @@ pub(crate) fn error_page(state: &AppState, err: &AppError) -> Response {
 
 fn render(state: &AppState, status: StatusCode, err: Option<&AppError>) -> Response {
     let inner = &state.inner;
-    let vm_sizes: Vec<&str> = inner.catalog.vm_sizes().iter().map(|v| v.name.as_str()).collect();
-    let disk_skus: Vec<&str> = inner.catalog.disk_skus().iter().map(|d| d.name.as_str()).collect();
+    let vm_sizes: Vec<&str> =
+        inner.session.catalog().vm_sizes().iter().map(|v| v.name.as_str()).collect();
+    let disk_skus: Vec<&str> =
+        inner.session.catalog().disk_skus().iter().map(|d| d.name.as_str()).collect();
     let ctx = json!({
         "tool": { "name": "advisor", "version": env!("CARGO_PKG_VERSION") },
         "max_upload": human_bytes(inner.config.max_upload as u64),
@@ -51,7 +53,7 @@ fn render(state: &AppState, status: StatusCode, err: Option<&AppError>) -> Respo
         })),
     });
     let page = tera::Context::from_value(ctx).map_err(|e| e.to_string()).and_then(|c| {
-        inner.renderer.render_template("upload.html.tera", &c).map_err(|e| e.to_string())
+        inner.session.renderer().render_template("upload.html.tera", &c).map_err(|e| e.to_string())
     });
     match page {
         Ok(html) => {

@@ -2,8 +2,8 @@
 
 use std::time::Instant;
 
-use advisor_engine::{Options, analyze_captures};
-use advisor_report::{Format, RenderOptions};
+use advisor_engine::{EngineError, Input};
+use advisor_report::Format;
 use axum::Json;
 use axum::body::Body;
 use axum::extract::multipart::MultipartRejection;
@@ -261,32 +261,33 @@ where
 
 /// Reads, analyzes and renders: the blocking part of a request.
 fn analyze_upload(inner: &crate::Inner, up: Upload, format: Format) -> Result<String, AppError> {
-    let topology = upload::topology(&up, &inner.catalog)?;
-    let mut captures = Vec::with_capacity(up.captures.len());
-    let mut errors = Vec::new();
-    for (name, bytes) in up.captures {
-        match (inner.reader)(&name, &bytes) {
-            Ok(c) => captures.push(c),
-            Err(e) => errors.push(e.to_string()),
-        }
-        // Each upload's bytes are dropped as soon as they are read.
-    }
-    match errors.len() {
-        0 => {}
-        1 => return Err(AppError::Unreadable(errors.remove(0))),
-        n => {
-            return Err(AppError::Unreadable(format!(
-                "{n} captures could not be read:\n{}",
-                errors.join("\n")
-            )));
-        }
-    }
-    let analysis =
-        analyze_captures(&captures, topology.as_ref(), &inner.registry, &Options::default());
-    inner
-        .renderer
-        .render(&analysis, format, &RenderOptions { rules_in_force: Some(inner.registry.len()) })
+    let session = &inner.session;
+    let (sources, captures) = up.into_parts();
+    let topology = session.topology(&sources).map_err(upload_error)?;
+    let inputs: Vec<Input> = captures
+        .into_iter()
+        .map(|(name, bytes)| Input::Bytes { name, bytes: Vec::from(bytes) })
+        .collect();
+    let captures = session.read_all(inputs, |_| {}).map_err(upload_error)?;
+    let analysis = session.analyze_captures(&captures, topology.as_ref());
+    session
+        .render(&analysis, format)
         .map_err(|e| AppError::Internal(format!("rendering the report: {e}")))
+}
+
+/// What a person sees of an upload the engine could not use.
+fn upload_error(e: EngineError) -> AppError {
+    match e {
+        EngineError::Topology(_) | EngineError::Form(_) => AppError::BadTopology(e.to_string()),
+        EngineError::Unreadable(mut errors) => match errors.len() {
+            1 => AppError::Unreadable(errors.remove(0).to_string()),
+            n => AppError::Unreadable(format!(
+                "{n} captures could not be read:\n{}",
+                errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")
+            )),
+        },
+        other => AppError::Internal(other.to_string()),
+    }
 }
 
 /// The rules in force, with their parameters and documentation.
@@ -295,7 +296,8 @@ fn analyze_upload(inner: &crate::Inner, up: Upload, format: Format) -> Result<St
 pub(crate) async fn rules(State(state): State<AppState>) -> Json<Value> {
     let list: Vec<Value> = state
         .inner
-        .registry
+        .session
+        .rules()
         .rules()
         .map(|r| {
             let params: Vec<Value> = r
@@ -322,7 +324,7 @@ pub(crate) async fn rules(State(state): State<AppState>) -> Json<Value> {
                 "fix": r.doc.fix,
                 "params": params,
                 "refs": r.refs,
-                "explain": advisor_rules::explain(r),
+                "explain": advisor_engine::rules::explain(r),
             })
         })
         .collect();
@@ -342,7 +344,8 @@ pub(crate) async fn catalog_vm(
 ) -> Result<Json<Value>, AppError> {
     let vm = state
         .inner
-        .catalog
+        .session
+        .catalog()
         .vm(&size)
         .map_err(|u| AppError::NotFound(format!("{u}; {}", u.help())))?;
     let mut v = serde_json::to_value(vm).map_err(|e| AppError::Internal(e.to_string()))?;

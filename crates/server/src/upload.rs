@@ -4,11 +4,10 @@
 //! `temp_disk`, the disks table (`disk_name`, `disk_sku`, `disk_cache`, `disk_role`,
 //! repeated in step), `format` (md, html, json).
 
-use advisor_topology::{Catalog, Topology};
+use advisor_engine::{DiskRow, TopologySources};
 use axum::body::Bytes;
 use axum::extract::Multipart;
 use axum::extract::multipart::MultipartError;
-use serde_json::{Map, Value, json};
 
 use crate::AppError;
 
@@ -40,6 +39,31 @@ impl Upload {
     /// Total bytes of the captures.
     pub(crate) fn capture_bytes(&self) -> usize {
         self.captures.iter().map(|(_, b)| b.len()).sum()
+    }
+
+    /// Where the upload's topology comes from, and its captures.
+    pub(crate) fn into_parts(self) -> (TopologySources, Vec<(String, Bytes)>) {
+        let t = &self.disks;
+        let rows = t.name.len().max(t.sku.len()).max(t.cache.len()).max(t.role.len());
+        fn cell(col: &[String], i: usize) -> String {
+            col.get(i).cloned().unwrap_or_default()
+        }
+        let disks = (0..rows)
+            .map(|i| DiskRow {
+                name: cell(&t.name, i),
+                sku: cell(&t.sku, i),
+                cache: cell(&t.cache, i),
+                role: cell(&t.role, i),
+            })
+            .collect();
+        let sources = TopologySources {
+            file: None,
+            text: self.topology,
+            vm: self.vm,
+            temp_disk: self.temp_disk,
+            disks,
+        };
+        (sources, self.captures)
     }
 }
 
@@ -139,118 +163,30 @@ pub(crate) async fn read(mut form: Multipart, limit: usize) -> Result<Upload, Ap
     Ok(up)
 }
 
-/// The disks table as topology entries: rows with a name; a row without one must be empty.
-fn disk_rows(t: &DiskTable) -> Result<Vec<Value>, AppError> {
-    let rows = t.name.len().max(t.sku.len()).max(t.cache.len()).max(t.role.len());
-    fn cell(col: &[String], i: usize) -> &str {
-        col.get(i).map(String::as_str).unwrap_or_default()
-    }
-    let mut out = Vec::new();
-    for i in 0..rows {
-        let (name, sku, cache, role) =
-            (cell(&t.name, i), cell(&t.sku, i), cell(&t.cache, i), cell(&t.role, i));
-        if name.is_empty() {
-            // The page's selects send their first choice on blank rows: only a SKU marks a
-            // row as filled in.
-            if !sku.is_empty() {
-                return Err(AppError::BadTopology(format!(
-                    "disks table, row {}: the disk has a SKU ({sku}) but no name; give the name \
-                     the captures use (E:, sdc, ...)",
-                    i + 1
-                )));
-            }
-            continue;
-        }
-        let mut d = Map::new();
-        d.insert("name".into(), name.into());
-        for (k, v) in [("sku", sku), ("cache", cache), ("role", role)] {
-            if !v.is_empty() {
-                d.insert(k.into(), v.into());
-            }
-        }
-        out.push(Value::Object(d));
-    }
-    Ok(out)
-}
-
-/// The topology the upload describes: the file (with `vm` replacing its size), else the
-/// VM size with the disks table, else none.
-pub(crate) fn topology(up: &Upload, catalog: &Catalog) -> Result<Option<Topology>, AppError> {
-    let bad = |e: advisor_topology::TopologyError| AppError::BadTopology(e.to_string());
-    let disks = disk_rows(&up.disks)?;
-    if let Some((file, text)) = &up.topology {
-        if !disks.is_empty() {
-            return Err(AppError::BadTopology(
-                "give either a topology file or the disks table, not both".to_owned(),
-            ));
-        }
-        let mut t = Topology::parse(file, text, catalog).map_err(bad)?;
-        if let Some(size) = &up.vm {
-            t.set_vm_size(size, catalog).map_err(bad)?;
-        }
-        return Ok(Some(t));
-    }
-    let Some(size) = &up.vm else {
-        if disks.is_empty() && up.temp_disk.is_none() {
-            return Ok(None);
-        }
-        return Err(AppError::BadTopology(
-            "the disks table needs the VM size: choose one from the catalog".to_owned(),
-        ));
-    };
-    let mut vm = Map::new();
-    vm.insert("size".into(), size.as_str().into());
-    if let Some(t) = &up.temp_disk {
-        vm.insert("temp_disk".into(), t.as_str().into());
-    }
-    let doc = json!({ "vm": vm, "disk": disks });
-    Topology::parse("the upload form", &doc.to_string(), catalog).map(Some).map_err(bad)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn table(rows: &[[&str; 4]]) -> DiskTable {
-        let col = |i: usize| rows.iter().map(|r| r[i].to_owned()).collect();
-        DiskTable { name: col(0), sku: col(1), cache: col(2), role: col(3) }
-    }
-
     #[test]
-    fn the_form_makes_a_topology() {
-        let Ok(catalog) = Catalog::builtin() else { panic!("catalog") };
+    fn the_form_becomes_topology_sources() {
         let up = Upload {
             vm: Some("Standard_DS13_v2".into()),
             temp_disk: Some("D:".into()),
-            disks: table(&[
-                ["C:", "P10", "ReadWrite", "os"],
-                ["E:", "P30", "ReadOnly", "data"],
-                ["", "", "None", "data"],
-            ]),
+            disks: DiskTable {
+                name: vec!["C:".into(), "E:".into()],
+                sku: vec!["P10".into(), "P30".into()],
+                cache: vec!["ReadWrite".into()],
+                role: vec!["os".into(), "data".into()],
+            },
             ..Upload::default()
         };
-        let t = topology(&up, &catalog).ok().flatten();
-        let Some(t) = t else { panic!("no topology") };
-        assert_eq!(t.disks.len(), 2);
-        assert_eq!(t.temp_disks(), vec!["D:"]);
-    }
-
-    #[test]
-    fn half_rows_and_missing_size_are_refused() {
-        let Ok(catalog) = Catalog::builtin() else { panic!("catalog") };
-        let up = Upload {
-            vm: Some("Standard_DS13_v2".into()),
-            disks: table(&[["", "P30", "None", "data"]]),
-            ..Upload::default()
-        };
-        assert!(matches!(topology(&up, &catalog), Err(AppError::BadTopology(_))));
-        let up = Upload { disks: table(&[["E:", "P30", "None", "data"]]), ..Upload::default() };
-        assert!(matches!(topology(&up, &catalog), Err(AppError::BadTopology(_))));
-        let up = Upload { vm: Some("Standard_Nope".into()), ..Upload::default() };
-        assert!(
-            matches!(topology(&up, &catalog), Err(AppError::BadTopology(m)) if m.contains("Nope"))
-        );
-        assert!(topology(&Upload::default(), &catalog).is_ok_and(|t| t.is_none()));
+        let (s, captures) = up.into_parts();
+        assert!(captures.is_empty());
+        assert_eq!(s.vm.as_deref(), Some("Standard_DS13_v2"));
+        assert_eq!(s.disks.len(), 2);
+        // A column sent short leaves the rest of its rows empty.
+        assert_eq!(s.disks[1].name, "E:");
+        assert_eq!(s.disks[1].cache, "");
     }
 
     #[test]

@@ -249,7 +249,7 @@ impl Topology {
     }
 }
 
-fn resolve(p: &Parsed<'_>, catalog: &Catalog) -> Result<Topology, TopologyError> {
+pub(crate) fn resolve(p: &Parsed<'_>, catalog: &Catalog) -> Result<Topology, TopologyError> {
     let mut t = Topology::empty(&p.file, catalog);
     if let Some(vm) = &p.spec.vm {
         t.vm = Some(resolve_vm(p, vm, catalog)?);

@@ -1,0 +1,175 @@
+//! The series the report draws, sampled from the captures: each storage target's IOPS,
+//! throughput and latency, and the VM's two budgets as time-aligned sums over their disks,
+//! with the plain limits each is measured against. The report makes the charts (titles,
+//! cap lines, labels); the sampling stays here, next to the captures, so that no full
+//! day of samples is held for the page.
+
+use advisor_model::{DiskCaps, Metric, SampledSeries, SeriesOf, TargetKind, VmCaps};
+use advisor_rules::eval::{Context as _, DiskInfo, VmInfo};
+use advisor_topology::Cache;
+
+use crate::context::EngineContext;
+
+/// Keeps at most `n` points: the series cut into `n` buckets of time, each keeping its
+/// maximum, so peaks stay visible.
+pub fn reduce_points(points: &[(i64, f64)], n: usize) -> Vec<(i64, f64)> {
+    if points.len() <= n || n == 0 {
+        return points.to_vec();
+    }
+    let per = points.len().div_ceil(n);
+    points
+        .chunks(per)
+        .filter_map(|c| c.iter().copied().max_by(|a, b| a.1.total_cmp(&b.1)))
+        .collect()
+}
+
+fn vm_caps(vm: &VmInfo) -> VmCaps {
+    let l = &vm.limits;
+    VmCaps {
+        size: l.size.clone(),
+        cached_iops: l.cached_iops,
+        cached_mbps: l.cached_mbps,
+        uncached_iops: l.uncached_iops,
+        uncached_mbps: l.uncached_mbps,
+    }
+}
+
+fn disk_caps(d: &DiskInfo) -> DiskCaps {
+    DiskCaps {
+        name: d.limits.name.clone(),
+        iops: d.limits.iops,
+        burst_iops: d.limits.burst_iops,
+        mbps: d.limits.mbps,
+    }
+}
+
+/// Every storage target's series, then the VM budgets', each at most `n` points.
+pub(crate) fn sampled(ctx: &EngineContext<'_>, n: usize) -> Vec<SampledSeries> {
+    let mut out = Vec::new();
+    for (i, t) in ctx.targets.iter().enumerate() {
+        let storage = matches!(
+            t.kind,
+            TargetKind::Disk | TargetKind::Volume | TargetKind::Device | TargetKind::Aggregate
+        );
+        if !storage {
+            continue;
+        }
+        let disk = ctx
+            .disk_of
+            .get(i)
+            .copied()
+            .flatten()
+            .and_then(|d| ctx.disks.get(d))
+            .filter(|d| !d.temp)
+            .map(disk_caps);
+        let vm = ctx.vm.as_ref().filter(|_| t.kind == TargetKind::Aggregate).map(vm_caps);
+        for metric in [Metric::Iops, Metric::Mbps, Metric::LatencyMs] {
+            let Some(s) = ctx.series(t.id, metric) else { continue };
+            let pts: Vec<(i64, f64)> = s.iter().filter_map(|(t, v)| t.map(|t| (t, *v))).collect();
+            if pts.len() < 2 {
+                continue;
+            }
+            out.push(SampledSeries {
+                of: SeriesOf::Target { name: t.name.clone(), disk: disk.clone(), vm: vm.clone() },
+                file: t.file.clone(),
+                metric: metric.name().to_owned(),
+                points: reduce_points(&pts, n),
+            });
+        }
+    }
+    out.extend(budgets(ctx, n));
+    out
+}
+
+/// The VM's two budgets: the time-aligned sum over the disks that draw on each
+/// (host-cached disks plus the temp disk; every remote disk). This is where VM-level
+/// throttling shows, which no single disk's series can show.
+fn budgets(ctx: &EngineContext<'_>, n: usize) -> Vec<SampledSeries> {
+    let Some(vm) = &ctx.vm else { return Vec::new() };
+    let caps = vm_caps(vm);
+    let mut out = Vec::new();
+    for cached in [true, false] {
+        let member = |d: &DiskInfo| {
+            if cached { d.temp || d.limits.cache != Cache::None } else { !d.temp }
+        };
+        let members: Vec<&DiskInfo> = ctx.disks.iter().filter(|d| member(d)).collect();
+        if members.is_empty() {
+            continue;
+        }
+        for metric in [Metric::Iops, Metric::Mbps] {
+            // One time series per member disk (its first target that has one); the sum
+            // keeps only the times every member has.
+            let mut sum: Option<Vec<(i64, f64)>> = None;
+            let mut file = String::new();
+            let mut counted = 0usize;
+            for d in &members {
+                let Some((id, s)) = d.targets.iter().find_map(|id| {
+                    ctx.series(*id, metric)
+                        .filter(|s| s.iter().filter(|p| p.0.is_some()).count() > 1)
+                        .map(|s| (*id, s))
+                }) else {
+                    continue;
+                };
+                if file.is_empty()
+                    && let Some(t) = ctx.targets.iter().find(|t| t.id == id)
+                {
+                    file = t.file.clone();
+                }
+                counted += 1;
+                let timed = s.iter().filter_map(|(t, v)| t.map(|t| (t, *v)));
+                sum = Some(match sum {
+                    None => timed.map(|(t, v)| (t, 0.0 + v)).collect(),
+                    Some(acc) => add_on_common_times(&acc, timed),
+                });
+            }
+            let pts = sum.unwrap_or_default();
+            if pts.len() < 2 {
+                continue;
+            }
+            out.push(SampledSeries {
+                of: SeriesOf::Budget { cached, counted, members: members.len(), vm: caps.clone() },
+                file,
+                metric: metric.name().to_owned(),
+                points: reduce_points(&pts, n),
+            });
+        }
+    }
+    out
+}
+
+/// `acc` plus a series, on the times both have: a merge of two time-ordered series, linear
+/// (a day of samples per disk). A time repeated within a series (a clock set back) pairs
+/// with the same time's repeats in the other, in order.
+fn add_on_common_times(
+    acc: &[(i64, f64)],
+    other: impl Iterator<Item = (i64, f64)>,
+) -> Vec<(i64, f64)> {
+    let mut out = Vec::with_capacity(acc.len());
+    let mut a = acc.iter().peekable();
+    for (t, v) in other {
+        while a.next_if(|(at, _)| *at < t).is_some() {}
+        if let Some((_, av)) = a.next_if(|(at, _)| *at == t) {
+            out.push((t, av + v));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budget_sums_keep_only_the_times_every_member_has() {
+        let a = [(1, 1.0), (2, 2.0), (3, 3.0), (5, 5.0)];
+        let b = [(0, 9.0), (2, 20.0), (3, 30.0), (4, 40.0), (5, 50.0), (6, 60.0)];
+        let got = add_on_common_times(&a, b.iter().copied());
+        assert_eq!(got, vec![(2, 22.0), (3, 33.0), (5, 55.0)]);
+        // A time repeated on both sides pairs in order; an extra repeat has no partner.
+        let a = [(1, 1.0), (1, 2.0), (2, 3.0)];
+        let b = [(1, 10.0), (1, 20.0), (1, 30.0), (2, 40.0)];
+        let got = add_on_common_times(&a, b.iter().copied());
+        assert_eq!(got, vec![(1, 11.0), (1, 22.0), (2, 43.0)]);
+        assert!(add_on_common_times(&[], b.iter().copied()).is_empty());
+    }
+}

@@ -1,0 +1,416 @@
+//! The one door: a [`Session`] holds what every analysis of a run shares (the rules in
+//! force, the catalog, the templates) and does the work the front ends (CLI, server,
+//! benchmark) would otherwise each repeat: assembling the topology from its sources,
+//! reading every input while collecting every error, analyzing, inspecting, rendering.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use advisor_model::Analysis;
+use advisor_normalize::{Capture, IngestError};
+use advisor_report::{Format, RenderOptions, Renderer, ReportError};
+use advisor_rules::{Diagnostic, LoadError, Registry};
+use advisor_topology::{Catalog, CatalogError, Topology, TopologyError};
+
+use crate::analyze::{self, Settings, Timings};
+use crate::inspect::{Inspection, inspect_capture};
+use crate::sources::{self, TopologySources};
+
+/// p95 IOPS above which a capture target counts as carrying IO (for the warning about busy
+/// targets the topology does not describe): one IO a second.
+pub const BUSY_IOPS: f64 = 1.0;
+
+/// Points a chart series is reduced to, at most.
+pub const CHART_POINTS: usize = 300;
+
+/// A capture to read: a file, or bytes already in memory with the name to show.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Input {
+    Path(PathBuf),
+    Bytes { name: String, bytes: Vec<u8> },
+}
+
+impl Input {
+    /// The name errors and reports show.
+    pub fn name(&self) -> String {
+        match self {
+            Input::Path(p) => p.display().to_string(),
+            Input::Bytes { name, .. } => name.clone(),
+        }
+    }
+
+    /// Its size in bytes (0 for a file that cannot be read: the read reports why).
+    pub fn len(&self) -> u64 {
+        match self {
+            Input::Path(p) => std::fs::metadata(p).map_or(0, |m| m.len()),
+            Input::Bytes { bytes, .. } => bytes.len() as u64,
+        }
+    }
+
+    /// Whether it holds no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl From<&Path> for Input {
+    fn from(p: &Path) -> Self {
+        Input::Path(p.to_path_buf())
+    }
+}
+
+impl From<PathBuf> for Input {
+    fn from(p: PathBuf) -> Self {
+        Input::Path(p)
+    }
+}
+
+/// What reads a capture held in memory: its name (for messages) and its bytes.
+pub type BytesReader = dyn Fn(&str, &[u8]) -> Result<Capture, IngestError> + Send + Sync;
+
+/// Why a session could not be built, or an analysis could not run. Each renders as the
+/// user sees it (file, line, column, help); none repeats its cause as a separate source.
+#[derive(Debug)]
+pub enum EngineError {
+    /// `--templates`: a template did not parse or the folder cannot be read.
+    Templates(ReportError),
+    /// `--catalog`: the built-in catalog or a user's file is wrong.
+    Catalog(CatalogError),
+    /// A rule did not load or check (`--rules`).
+    Rules(LoadError),
+    /// A `--set` or `--only` value is wrong.
+    Setting(Box<Diagnostic>),
+    /// The topology (file, `--vm`, the upload form) is wrong.
+    Topology(TopologyError),
+    /// The upload form's topology fields do not go together.
+    Form(String),
+    /// Captures could not be read: every one that failed, in input order.
+    Unreadable(Vec<IngestError>),
+}
+
+impl fmt::Display for EngineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Templates(e) => write!(f, "{e}"),
+            Self::Catalog(e) => write!(f, "{e}"),
+            Self::Rules(e) => write!(f, "{e}"),
+            Self::Setting(d) => write!(f, "{d}"),
+            Self::Topology(e) => write!(f, "{e}"),
+            Self::Form(m) => f.write_str(m),
+            Self::Unreadable(errors) => {
+                for (i, e) in errors.iter().enumerate() {
+                    if i > 0 {
+                        writeln!(f)?;
+                    }
+                    write!(f, "{e}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl std::error::Error for EngineError {
+    /// The wrapped error's own cause (an IO error under a template folder), never the
+    /// wrapped error itself, whose text this one already is.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Templates(e) => std::error::Error::source(e),
+            Self::Catalog(e) => std::error::Error::source(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<TopologyError> for EngineError {
+    fn from(e: TopologyError) -> Self {
+        Self::Topology(e)
+    }
+}
+
+/// One step of [`Session::read_each`].
+#[derive(Debug)]
+pub enum ReadStep<'a> {
+    /// About to read this input.
+    Reading { name: &'a str, bytes: u64 },
+    /// It was read, or why not.
+    Read { name: &'a str, bytes: u64, result: Result<&'a Capture, &'a IngestError> },
+}
+
+/// Builds a [`Session`]: every option is checked by [`SessionBuilder::build`], before any
+/// capture is read.
+#[derive(Default)]
+pub struct SessionBuilder {
+    rule_dirs: Vec<PathBuf>,
+    sets: Vec<String>,
+    only: Vec<String>,
+    catalogs: Vec<PathBuf>,
+    templates: Option<PathBuf>,
+    busy_iops: Option<f64>,
+    chart_points: Option<usize>,
+    reader: Option<Box<BytesReader>>,
+}
+
+impl fmt::Debug for SessionBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SessionBuilder")
+            .field("rule_dirs", &self.rule_dirs)
+            .field("sets", &self.sets)
+            .field("only", &self.only)
+            .field("catalogs", &self.catalogs)
+            .field("templates", &self.templates)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SessionBuilder {
+    /// `--rules DIR`: folders of rules added to the shipped ones (a rule with a shipped
+    /// rule's id replaces it).
+    pub fn rules<P: Into<PathBuf>>(mut self, dirs: impl IntoIterator<Item = P>) -> Self {
+        self.rule_dirs.extend(dirs.into_iter().map(Into::into));
+        self
+    }
+
+    /// `--set RULE-ID.PARAM=VALUE`, as typed.
+    pub fn set<S: Into<String>>(mut self, sets: impl IntoIterator<Item = S>) -> Self {
+        self.sets.extend(sets.into_iter().map(Into::into));
+        self
+    }
+
+    /// Only these rule ids are evaluated (all when none is given).
+    pub fn only<S: Into<String>>(mut self, ids: impl IntoIterator<Item = S>) -> Self {
+        self.only.extend(ids.into_iter().map(Into::into));
+        self
+    }
+
+    /// `--catalog FILE`: CSV files (VM sizes or disk SKUs) that extend or correct the
+    /// built-in catalog, in order.
+    pub fn catalog<P: Into<PathBuf>>(mut self, files: impl IntoIterator<Item = P>) -> Self {
+        self.catalogs.extend(files.into_iter().map(Into::into));
+        self
+    }
+
+    /// `--templates DIR`: templates that replace the built-in ones file by file.
+    pub fn templates(mut self, dir: Option<impl Into<PathBuf>>) -> Self {
+        self.templates = dir.map(Into::into);
+        self
+    }
+
+    /// p95 IOPS above which a target counts as busy; [`BUSY_IOPS`] by default.
+    pub fn busy_iops(mut self, iops: f64) -> Self {
+        self.busy_iops = Some(iops);
+        self
+    }
+
+    /// Points per chart series; [`CHART_POINTS`] by default.
+    pub fn chart_points(mut self, n: usize) -> Self {
+        self.chart_points = Some(n);
+        self
+    }
+
+    /// What reads captures held in memory ([`Input::Bytes`]), instead of the readers'
+    /// own: for embedders that check or convert uploads first, and for tests that need a
+    /// reader that fails or panics.
+    pub fn bytes_reader(
+        mut self,
+        reader: impl Fn(&str, &[u8]) -> Result<Capture, IngestError> + Send + Sync + 'static,
+    ) -> Self {
+        self.reader = Some(Box::new(reader));
+        self
+    }
+
+    /// Loads the templates, the catalog and the rules, in that order, and checks every
+    /// `--set` and `--only`: the first error stops it.
+    pub fn build(self) -> Result<Session, EngineError> {
+        let renderer =
+            Renderer::with_overrides(self.templates.as_deref()).map_err(EngineError::Templates)?;
+        let mut catalog = Catalog::builtin().map_err(EngineError::Catalog)?;
+        for file in &self.catalogs {
+            catalog.merge_file(file).map_err(EngineError::Catalog)?;
+        }
+        let (mut registry, shipped) = Registry::shipped();
+        shipped.map_err(EngineError::Rules)?;
+        for d in &self.rule_dirs {
+            registry.load_dir(d).map_err(EngineError::Rules)?;
+        }
+        for s in &self.sets {
+            registry.set(s).map_err(EngineError::Setting)?;
+        }
+        for id in &self.only {
+            if registry.get(id).is_none() {
+                return Err(EngineError::Setting(Box::new(registry.unknown_rule(id))));
+            }
+        }
+        Ok(Session {
+            registry,
+            catalog,
+            renderer,
+            only: self.only,
+            busy_iops: self.busy_iops.unwrap_or(BUSY_IOPS),
+            chart_points: self.chart_points.unwrap_or(CHART_POINTS),
+            reader: self.reader,
+        })
+    }
+}
+
+/// The rules in force, the catalog and the templates of a run, and everything done with
+/// them. Built once (per command, per server) and shared: its methods take `&self`.
+///
+/// ```
+/// use advisor_engine::{Input, Session, TopologySources};
+///
+/// let capture = concat!(
+///     env!("CARGO_MANIFEST_DIR"),
+///     "/../../fixtures/captures/perfmon-csv/azure-vm_physicaldisk-logicaldisk-cpu-memory_eastern-240_1s_crlf.csv"
+/// );
+/// let session = Session::builder().build().expect("the shipped rules load");
+/// let vm = TopologySources { vm: Some("Standard_DS13_v2".into()), ..TopologySources::default() };
+/// let analysis = session.analyze(vec![Input::Path(capture.into())], &vm).expect("reads");
+/// assert_eq!(analysis.inputs.len(), 1);
+/// assert_eq!(analysis.vm.as_deref(), Some("Standard_DS13_v2"));
+/// // Without disks in the topology, the rules about disks say what they need.
+/// assert!(analysis.not_evaluated.iter().any(|n| n.reason.contains("--topology")));
+/// ```
+pub struct Session {
+    registry: Registry,
+    catalog: Catalog,
+    renderer: Renderer,
+    only: Vec<String>,
+    busy_iops: f64,
+    chart_points: usize,
+    reader: Option<Box<BytesReader>>,
+}
+
+impl fmt::Debug for Session {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Session")
+            .field("rules", &self.registry.len())
+            .field("only", &self.only)
+            .field("busy_iops", &self.busy_iops)
+            .field("chart_points", &self.chart_points)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Session {
+    pub fn builder() -> SessionBuilder {
+        SessionBuilder::default()
+    }
+
+    /// The rules in force (shipped, `--rules`, with `--set` applied).
+    pub fn rules(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// The catalog (built-in, with `--catalog` files merged).
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
+    /// The templates (built-in, with `--templates` overrides).
+    pub fn renderer(&self) -> &Renderer {
+        &self.renderer
+    }
+
+    /// The topology its sources describe (a file, `--vm`, the upload form), or none.
+    pub fn topology(&self, sources: &TopologySources) -> Result<Option<Topology>, EngineError> {
+        sources::assemble(sources, &self.catalog)
+    }
+
+    fn read_one(&self, input: &Input) -> Result<Capture, IngestError> {
+        match input {
+            Input::Path(p) => advisor_normalize::read_path(p),
+            Input::Bytes { name, bytes } => match &self.reader {
+                Some(reader) => reader(name, bytes),
+                None => advisor_normalize::read_bytes(name, bytes),
+            },
+        }
+    }
+
+    /// Reads every input in order, telling `step` before and after each; an input's bytes
+    /// are dropped as soon as it is read. Gives back what each read gave.
+    pub fn read_each(
+        &self,
+        inputs: Vec<Input>,
+        mut step: impl FnMut(ReadStep<'_>),
+    ) -> Vec<Result<Capture, IngestError>> {
+        let mut out = Vec::with_capacity(inputs.len());
+        for input in inputs {
+            let name = input.name();
+            let bytes = input.len();
+            step(ReadStep::Reading { name: &name, bytes });
+            let result = self.read_one(&input);
+            drop(input);
+            step(ReadStep::Read { name: &name, bytes, result: result.as_ref() });
+            out.push(result);
+        }
+        out
+    }
+
+    /// Reads every input; when any cannot be read, the error lists every one that failed,
+    /// not just the first.
+    pub fn read_all(
+        &self,
+        inputs: Vec<Input>,
+        step: impl FnMut(ReadStep<'_>),
+    ) -> Result<Vec<Capture>, EngineError> {
+        let mut captures = Vec::with_capacity(inputs.len());
+        let mut errors = Vec::new();
+        for r in self.read_each(inputs, step) {
+            match r {
+                Ok(c) => captures.push(c),
+                Err(e) => errors.push(e),
+            }
+        }
+        if errors.is_empty() { Ok(captures) } else { Err(EngineError::Unreadable(errors)) }
+    }
+
+    /// Ties captures already read to the topology, evaluates the rules, and gathers what a
+    /// report shows.
+    pub fn analyze_captures(&self, captures: &[Capture], topology: Option<&Topology>) -> Analysis {
+        self.analyze_captures_timed(captures, topology).0
+    }
+
+    /// [`Session::analyze_captures`], timing its parts (for the benchmark).
+    pub fn analyze_captures_timed(
+        &self,
+        captures: &[Capture],
+        topology: Option<&Topology>,
+    ) -> (Analysis, Timings) {
+        let settings = Settings {
+            registry: &self.registry,
+            only: &self.only,
+            busy_iops: self.busy_iops,
+            chart_points: self.chart_points,
+        };
+        analyze::run(captures, topology, &settings)
+    }
+
+    /// The whole of an analysis: the topology from its sources, every input read, the
+    /// rules evaluated.
+    pub fn analyze(
+        &self,
+        inputs: Vec<Input>,
+        topology: &TopologySources,
+    ) -> Result<Analysis, EngineError> {
+        let topology = self.topology(topology)?;
+        let captures = self.read_all(inputs, |_| {})?;
+        Ok(self.analyze_captures(&captures, topology.as_ref()))
+    }
+
+    /// What was recognised in one input.
+    pub fn inspect(&self, input: &Input) -> Result<Inspection, IngestError> {
+        Ok(inspect_capture(&self.read_one(input)?))
+    }
+
+    /// The report of an analysis in `format`, with this session's templates.
+    pub fn render(&self, analysis: &Analysis, format: Format) -> Result<String, ReportError> {
+        let options = RenderOptions { rules_in_force: Some(self.registry.len()) };
+        self.renderer.render(analysis, format, &options)
+    }
+
+    /// The verdict line of an analysis ("2 critical findings in 33 rules evaluated").
+    pub fn verdict(&self, analysis: &Analysis) -> String {
+        advisor_report::verdict(analysis, Some(self.registry.len()))
+    }
+}

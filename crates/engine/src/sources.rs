@@ -1,0 +1,176 @@
+//! The topology from its sources, assembled in one place: a topology file (on disk, or its
+//! text from an upload), a VM size (`--vm`, the form's size), and the upload form's temp
+//! disk and disks table, which become a topology directly (no text in between).
+
+use std::path::PathBuf;
+
+use advisor_topology::{Catalog, DiskEntry, Topology};
+
+use crate::session::EngineError;
+
+/// Where the topology comes from. All empty: no topology.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TopologySources {
+    /// A topology file on disk (`--topology`): TOML, or JSON.
+    pub file: Option<PathBuf>,
+    /// A topology file's text and the name to show (an uploaded file).
+    pub text: Option<(String, String)>,
+    /// A VM size: alone, the VM's caps and no disks; with a file, it replaces the file's
+    /// size; with the disks table, the table's VM.
+    pub vm: Option<String>,
+    /// The local temp disk's name in the captures (with `vm` and the disks table).
+    pub temp_disk: Option<String>,
+    /// The upload form's disks table, row by row as typed.
+    pub disks: Vec<DiskRow>,
+}
+
+/// One row of the upload form's disks table, as typed; an empty cell is not given.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DiskRow {
+    pub name: String,
+    pub sku: String,
+    pub cache: String,
+    pub role: String,
+}
+
+/// What the form's topology is called in errors and in the report.
+const FORM: &str = "the upload form";
+
+/// The rows with a name as topology entries, each with its label; a row without a name
+/// must be blank.
+fn entries(rows: &[DiskRow]) -> Result<(Vec<DiskEntry>, Vec<String>), EngineError> {
+    let mut out = Vec::new();
+    let mut labels = Vec::new();
+    let given = |s: &str| (!s.is_empty()).then(|| s.to_owned());
+    for (i, r) in rows.iter().enumerate() {
+        if r.name.is_empty() {
+            // The page's selects send their first choice on blank rows: only a SKU marks a
+            // row as filled in.
+            if !r.sku.is_empty() {
+                return Err(EngineError::Form(format!(
+                    "disks table, row {}: the disk has a SKU ({}) but no name; give the name \
+                     the captures use (E:, sdc, ...)",
+                    i + 1,
+                    r.sku
+                )));
+            }
+            continue;
+        }
+        out.push(DiskEntry {
+            name: r.name.clone(),
+            sku: given(&r.sku),
+            cache: given(&r.cache),
+            role: given(&r.role),
+        });
+        labels.push(format!("disks table, row {}", i + 1));
+    }
+    Ok((out, labels))
+}
+
+pub(crate) fn assemble(
+    s: &TopologySources,
+    catalog: &Catalog,
+) -> Result<Option<Topology>, EngineError> {
+    let (disks, labels) = entries(&s.disks)?;
+    let file = match (&s.file, &s.text) {
+        (Some(path), _) => Some(Topology::load(path, catalog)?),
+        (None, Some((name, text))) => Some(Topology::parse(name, text, catalog)?),
+        (None, None) => None,
+    };
+    if let Some(mut t) = file {
+        if !disks.is_empty() {
+            return Err(EngineError::Form(
+                "give either a topology file or the disks table, not both".to_owned(),
+            ));
+        }
+        if let Some(size) = &s.vm {
+            t.set_vm_size(size, catalog)?;
+        }
+        return Ok(Some(t));
+    }
+    let Some(size) = &s.vm else {
+        if disks.is_empty() && s.temp_disk.is_none() {
+            return Ok(None);
+        }
+        return Err(EngineError::Form(
+            "the disks table needs the VM size: choose one from the catalog".to_owned(),
+        ));
+    };
+    if disks.is_empty() && s.temp_disk.is_none() {
+        return Ok(Some(Topology::from_vm_size(size, catalog)?));
+    }
+    let t = Topology::from_entries(FORM, size, s.temp_disk.as_deref(), &disks, &labels, catalog)?;
+    Ok(Some(t))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(rows: &[[&str; 4]]) -> Vec<DiskRow> {
+        rows.iter()
+            .map(|r| DiskRow {
+                name: r[0].into(),
+                sku: r[1].into(),
+                cache: r[2].into(),
+                role: r[3].into(),
+            })
+            .collect()
+    }
+
+    fn catalog() -> Catalog {
+        let Ok(c) = Catalog::builtin() else { panic!("catalog") };
+        c
+    }
+
+    #[test]
+    fn the_form_makes_a_topology() {
+        let s = TopologySources {
+            vm: Some("Standard_DS13_v2".into()),
+            temp_disk: Some("D:".into()),
+            disks: table(&[
+                ["C:", "P10", "ReadWrite", "os"],
+                ["E:", "P30", "ReadOnly", "data"],
+                ["", "", "None", "data"],
+            ]),
+            ..TopologySources::default()
+        };
+        let Ok(Some(t)) = assemble(&s, &catalog()) else { panic!("no topology") };
+        assert_eq!(t.disks.len(), 2);
+        assert_eq!(t.temp_disks(), vec!["D:"]);
+        assert_eq!(t.origin, "the upload form");
+    }
+
+    #[test]
+    fn half_rows_missing_sizes_and_bad_cells_are_refused() {
+        let c = catalog();
+        let err = |s: &TopologySources| match assemble(s, &c) {
+            Err(e) => e.to_string(),
+            Ok(_) => String::new(),
+        };
+        let s = TopologySources {
+            vm: Some("Standard_DS13_v2".into()),
+            disks: table(&[["", "P30", "None", "data"]]),
+            ..TopologySources::default()
+        };
+        assert!(err(&s).starts_with("disks table, row 1: the disk has a SKU (P30) but no name"));
+        let s = TopologySources {
+            disks: table(&[["E:", "P30", "None", "data"]]),
+            ..TopologySources::default()
+        };
+        assert!(err(&s).contains("needs the VM size"));
+        let s = TopologySources {
+            vm: Some("Standard_DS13_v2".into()),
+            disks: table(&[["E:", "P30", "None", "data"], ["F:", "P30", "Sometimes", "data"]]),
+            ..TopologySources::default()
+        };
+        assert!(
+            err(&s).starts_with("disks table, row 2: invalid cache \"Sometimes\""),
+            "{}",
+            err(&s)
+        );
+        let s = TopologySources { vm: Some("Standard_Nope".into()), ..TopologySources::default() };
+        assert!(err(&s).contains("Nope"));
+        assert!(matches!(assemble(&TopologySources::default(), &c), Ok(None)));
+    }
+}

@@ -1,0 +1,129 @@
+//! Chart data: the analysis's sampled series and the limits they are measured against,
+//! turned into what a chart draws (the series' name, its cap lines, their labels and units).
+//!
+//! Caps are labelled in the units a person reads on the Azure pages (IOPS, MB/s of 10^6
+//! bytes) and drawn in the chart's unit: throughput charts are in MiB/s, as the captures'
+//! `mbps` metric is.
+
+use advisor_model::{Analysis, DiskCaps, SampledSeries, SeriesOf, VmCaps};
+
+/// A line drawn on a chart: a disk's or the VM's cap.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CapLine {
+    pub label: String,
+    /// In the chart's unit.
+    pub value: f64,
+}
+
+/// One line of a time-series chart, with its caps.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChartSeries {
+    /// The capture target, or the VM budget the series sums.
+    pub target: String,
+    pub file: String,
+    pub metric: String,
+    /// (ms since 1970, wall clock as written, value in the metric's unit).
+    pub points: Vec<(i64, f64)>,
+    pub caps: Vec<CapLine>,
+}
+
+const MIB: f64 = 1024.0 * 1024.0;
+
+/// A throughput cap (MB/s) as a line in MiB/s, labelled with both.
+fn mbps_cap(label: String, mbps: f64) -> CapLine {
+    CapLine {
+        label: format!("{label} {mbps:.0} MB/s ({:.1} MiB/s)", mbps * 1e6 / MIB),
+        value: mbps * 1e6 / MIB,
+    }
+}
+
+fn iops_cap(label: String, iops: f64) -> CapLine {
+    CapLine { label: format!("{label} {iops:.0} IOPS"), value: iops }
+}
+
+fn disk_caps(d: &DiskCaps, metric: &str, caps: &mut Vec<CapLine>) {
+    let name = &d.name;
+    match metric {
+        "iops" => {
+            if let Some(c) = d.iops {
+                caps.push(iops_cap(format!("{name} cap"), c));
+            }
+            if let Some(c) = d.burst_iops {
+                caps.push(iops_cap(format!("{name} burst"), c));
+            }
+        }
+        "mbps" => {
+            if let Some(c) = d.mbps {
+                caps.push(mbps_cap(format!("{name} cap"), c));
+            }
+        }
+        _ => {}
+    }
+}
+
+fn vm_caps(vm: &VmCaps, metric: &str, caps: &mut Vec<CapLine>) {
+    let size = &vm.size;
+    match metric {
+        "iops" => {
+            for (what, c) in [("uncached", vm.uncached_iops), ("cached", vm.cached_iops)] {
+                if let Some(c) = c {
+                    caps.push(iops_cap(format!("{size} {what}"), c));
+                }
+            }
+        }
+        "mbps" => {
+            for (what, c) in [("uncached", vm.uncached_mbps), ("cached", vm.cached_mbps)] {
+                if let Some(c) = c {
+                    caps.push(mbps_cap(format!("{size} {what}"), c));
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The chart line of one sampled series.
+pub fn chart_series(s: &SampledSeries) -> ChartSeries {
+    let mut caps = Vec::new();
+    let target = match &s.of {
+        SeriesOf::Target { name, disk, vm } => {
+            if let Some(d) = disk {
+                disk_caps(d, &s.metric, &mut caps);
+            }
+            if let Some(vm) = vm {
+                vm_caps(vm, &s.metric, &mut caps);
+            }
+            name.clone()
+        }
+        SeriesOf::Budget { cached, counted, members, vm } => {
+            let (kind, label) = if *cached {
+                ("cached", "host-cached disks + temp disk")
+            } else {
+                ("uncached", "all remote disks")
+            };
+            let (iops, mbps) = if *cached {
+                (vm.cached_iops, vm.cached_mbps)
+            } else {
+                (vm.uncached_iops, vm.uncached_mbps)
+            };
+            let cap = match s.metric.as_str() {
+                "mbps" => mbps.map(|c| mbps_cap(format!("{} {kind}", vm.size), c)),
+                _ => iops.map(|c| iops_cap(format!("{} {kind}", vm.size), c)),
+            };
+            caps.extend(cap);
+            format!("VM {kind}: {label} ({counted} of {members} disks captured)")
+        }
+    };
+    ChartSeries {
+        target,
+        file: s.file.clone(),
+        metric: s.metric.clone(),
+        points: s.points.clone(),
+        caps,
+    }
+}
+
+/// Every chart line of an analysis, in its order.
+pub fn chart_data(analysis: &Analysis) -> Vec<ChartSeries> {
+    analysis.series.iter().map(chart_series).collect()
+}
