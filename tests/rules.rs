@@ -451,10 +451,8 @@ fn write_accelerator_unknown_is_not_evaluated_with_the_key_to_set() {
     let (inputs, _) = load_case(&dir);
     let text = std::fs::read_to_string(dir.join("topology.toml")).expect("topology");
     let text = text.replace("write_accelerator = false\n", "");
-    let topology = TopologySources {
-        text: Some(("t.toml".to_owned(), text)),
-        ..TopologySources::default()
-    };
+    let topology =
+        TopologySources { text: Some(("t.toml".to_owned(), text)), ..TopologySources::default() };
     let a = shipped().analyze(inputs, &topology).expect("analyze");
     let id = "write-accelerator-log-disk";
     assert!(!fired(&a, id), "{}", summary(&a));
