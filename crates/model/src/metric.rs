@@ -116,6 +116,12 @@ metrics! {
     CpuPct = "cpu_pct", Percent;
     /// Memory available to processes.
     AvailableMemoryMib = "available_memory_mib", Mib;
+    /// Pages read from or written to disk per second to resolve hard page faults (PerfMon
+    /// `Memory\Pages/sec`), a host metric; stored as a rate, like IOPS.
+    PagesPerSec = "pages_per_sec", PerSecond;
+    /// Share of a paging file in use (PerfMon `Paging File(\??\C:\pagefile.sys)\% Usage`),
+    /// on the volume target (`C:`) whose drive holds the paging file.
+    PagefileUsagePct = "pagefile_usage_pct", Percent;
 }
 
 impl fmt::Display for Metric {

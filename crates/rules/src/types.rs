@@ -526,8 +526,11 @@ pub fn metric_dim(m: advisor_model::Metric) -> Dim {
 }
 
 /// The metrics `host.` reaches.
-pub const HOST_METRICS: &[advisor_model::Metric] =
-    &[advisor_model::Metric::CpuPct, advisor_model::Metric::AvailableMemoryMib];
+pub const HOST_METRICS: &[advisor_model::Metric] = &[
+    advisor_model::Metric::CpuPct,
+    advisor_model::Metric::AvailableMemoryMib,
+    advisor_model::Metric::PagesPerSec,
+];
 
 #[cfg(test)]
 mod tests {

@@ -1540,6 +1540,10 @@ pub fn metric_help(m: Metric) -> (&'static str, &'static str) {
         ),
         CpuPct => ("a CPU counter", "PerfMon \\Processor(_Total)\\% Processor Time; iostat -c"),
         AvailableMemoryMib => ("a memory counter", "PerfMon \\Memory\\Available MBytes"),
+        PagesPerSec => ("a paging counter", "PerfMon \\Memory\\Pages/sec"),
+        PagefileUsagePct => {
+            ("paging counters", "PerfMon \\Paging File(*)\\% Usage and \\Memory\\Pages/sec")
+        }
     }
 }
 
