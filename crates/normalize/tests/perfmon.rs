@@ -186,6 +186,43 @@ fn cp1251_localized_counters_are_listed_not_guessed() {
 }
 
 #[test]
+fn paging_files_join_the_volume_of_their_drive() {
+    let c = fixture("paging-file_logicaldisk-memory-pagesec_utc_5s.csv");
+    let names: Vec<(&str, TargetKind)> =
+        c.meta.targets.iter().map(|t| (t.name.as_str(), t.kind)).collect();
+    // `Paging File(\??\C:\pagefile.sys)` lands on the LogicalDisk target `C:`; `_Total` and
+    // `% Usage Peak` are not used; Pages/sec is the host's.
+    assert_eq!(
+        names,
+        vec![
+            ("C:", TargetKind::Volume),
+            ("D:", TargetKind::Volume),
+            ("LIFTVM07", TargetKind::Host)
+        ]
+    );
+    let (cd, dd, host) = (
+        target(&c, "C:", "LIFTVM07"),
+        target(&c, "D:", "LIFTVM07"),
+        target(&c, "LIFTVM07", "LIFTVM07"),
+    );
+    // % Usage is an instant value: the first row has it, so row 3 is the fourth value.
+    assert_eq!(c.values(cd, Metric::PagefileUsagePct).len(), 12);
+    assert_eq!(nth(&c, cd, Metric::PagefileUsagePct, 3), 42.5);
+    assert_eq!(nth(&c, dd, Metric::PagefileUsagePct, 3), 7.25);
+    // Pages/sec is a rate: the first row is blank, so row 3 is the third value.
+    assert_eq!(c.values(host, Metric::PagesPerSec).len(), 11);
+    assert_eq!(nth(&c, host, Metric::PagesPerSec, 2), 1234.5);
+    assert_eq!(nth(&c, host, Metric::AvailableMemoryMib, 3), 607.0);
+    assert!(c.values(cd, Metric::Iops).len() == 11 && c.values(dd, Metric::BusyPct).len() == 11);
+    assert_eq!(
+        c.meta.ignored,
+        vec![r"Paging File(*)\% Usage Peak", r"Paging File(*)\% Usage"],
+        "_Total and the peaks are listed as not used"
+    );
+    assert!(c.meta.warnings.is_empty(), "{:?}", c.meta.warnings);
+}
+
+#[test]
 fn only_localized_counters_is_an_error_with_advice() {
     let text = "\"(PDH-CSV 4.0) (RTZ 2 (\",\"\\\\PC\\Физический диск(0 C:)\\Обращений к диску/с\"\r\n\"11/02/2023 09:00:00.015\",\"1\"\r\n";
     let e = read_bytes("ru.csv", text.as_bytes()).err().map(|e| e.to_string()).unwrap_or_default();
