@@ -516,7 +516,7 @@ impl Field {
 pub fn metric_dim(m: advisor_model::Metric) -> Dim {
     use advisor_model::Unit;
     match m.unit() {
-        Unit::PerSecond => Dim::Rate,
+        Unit::PerSecond | Unit::PagesPerSecond => Dim::Rate,
         Unit::MibPerSecond => Dim::Throughput,
         Unit::Milliseconds => Dim::Time,
         Unit::Kib | Unit::Mib => Dim::Size,

@@ -302,6 +302,12 @@ pub fn plan(headers: &[String], header_line: u64, meta: &mut CaptureMeta) -> Vec
             // disk. `% Usage Peak` (the peak since boot) and `_Total` are not used.
             Object::PagingFile => {
                 let usage = path.counter.trim().eq_ignore_ascii_case("% Usage");
+                if path.instance.is_some_and(|i| i.trim().eq_ignore_ascii_case("_Total")) {
+                    // Named with its instance: `Paging File(*)\% Usage` would read as if
+                    // the per-file usage were not used.
+                    meta.ignore(path.short());
+                    continue;
+                }
                 match path.instance.and_then(pagefile_volume) {
                     Some(volume) if usage => Some((
                         volume,
@@ -718,7 +724,7 @@ mod tests {
 
     #[test]
     fn paging_file_usage_joins_the_volume_of_its_drive() {
-        let mut meta = CaptureMeta::new(Format::PerfmonCsv);
+        let mut meta = CaptureMeta::new(crate::perfmon::FORMAT);
         let h = headers(&[
             r"\\VM1\LogicalDisk(C:)\Disk Transfers/sec",
             r"\\VM1\Paging File(\??\C:\pagefile.sys)\% Usage",
@@ -750,7 +756,7 @@ mod tests {
             meta.ignored,
             vec![
                 r"Paging File(*)\% Usage Peak",
-                r"Paging File(*)\% Usage",
+                r"Paging File(_Total)\% Usage",
                 r"Memory\Page Faults/sec"
             ]
         );
