@@ -50,6 +50,7 @@ const CONTRACT_IDS: &[&str] = &[
     "write-accelerator-log-disk",
     "vm-uncached-burst-active",
     "os-disk-workload",
+    "pagefile-on-os-disk",
 ];
 
 /// Cases that fail because a RULE or the EVALUATOR is wrong, not the fixture: (rule id or
@@ -296,6 +297,7 @@ rule_tests! {
     vm_uncached_throughput_cap => "vm-uncached-throughput-cap",
     vm_uncached_burst_active => "vm-uncached-burst-active",
     os_disk_workload => "os-disk-workload",
+    pagefile_on_os_disk => "pagefile-on-os-disk",
 }
 
 #[test]

@@ -9,6 +9,8 @@ use serde::{Deserialize, Serialize};
 pub enum Unit {
     /// IO operations per second.
     PerSecond,
+    /// Memory pages (4 KiB on x64) moved to or from disk per second: PerfMon Pages/sec.
+    PagesPerSecond,
     /// MiB per second (2^20 bytes). Azure publishes its limits in MB/s of 10^6 bytes: the
     /// rules convert, so a capture's 200 MiB/s is 209.7 MB/s against a 200 MB/s cap.
     MibPerSecond,
@@ -29,6 +31,7 @@ impl Unit {
     pub fn suffix(self) -> &'static str {
         match self {
             Self::PerSecond => "IOPS",
+            Self::PagesPerSecond => "pages/s",
             Self::MibPerSecond => "MiB/s",
             Self::Milliseconds => "ms",
             Self::Kib => "KiB",
@@ -116,6 +119,12 @@ metrics! {
     CpuPct = "cpu_pct", Percent;
     /// Memory available to processes.
     AvailableMemoryMib = "available_memory_mib", Mib;
+    /// Pages read from or written to disk per second to resolve hard page faults (PerfMon
+    /// `Memory\Pages/sec`), a host metric; a rate in rules, like IOPS.
+    PagesPerSec = "pages_per_sec", PagesPerSecond;
+    /// Share of a paging file in use (PerfMon `Paging File(\??\C:\pagefile.sys)\% Usage`),
+    /// on the volume target (`C:`) whose drive holds the paging file.
+    PagefileUsagePct = "pagefile_usage_pct", Percent;
 }
 
 impl fmt::Display for Metric {

@@ -178,7 +178,7 @@ fn unparsable(message: &str) -> (Option<&str>, Option<&str>) {
 /// cell is corrupt.
 fn upper_bound(metric: Metric) -> f64 {
     match metric.unit() {
-        Unit::PerSecond => 1e8,
+        Unit::PerSecond | Unit::PagesPerSecond => 1e8,
         Unit::MibPerSecond | Unit::Milliseconds | Unit::Kib => 1e7,
         Unit::Ios => 1e6,
         Unit::Percent => 1e3,

@@ -123,13 +123,14 @@ fn azure_vm_capture() {
     let host = target(&c, "SQLVM01", "SQLVM01");
     assert_eq!(c.values(host, Metric::CpuPct).len(), 60);
     assert_eq!(c.values(host, Metric::AvailableMemoryMib).len(), 61);
+    // Memory\Pages/sec is kept (a rate: blank in the first row).
+    assert_eq!(c.values(host, Metric::PagesPerSec).len(), 60);
     for ignored in [
         r"PhysicalDisk(*)\Split IO/Sec",
         r"PhysicalDisk(*)\% Disk Time",
         r"PhysicalDisk(*)\Current Disk Queue Length",
         r"LogicalDisk(*)\Free Megabytes",
         r"Processor(*)\% User Time",
-        r"Memory\Pages/sec",
     ] {
         assert!(
             c.meta.ignored.iter().any(|i| i == ignored),
@@ -183,6 +184,47 @@ fn cp1251_localized_counters_are_listed_not_guessed() {
     assert!(w.message.contains("only English counter names are recognised"), "{}", w.message);
     assert!(w.message.contains("relog cannot translate"), "{}", w.message);
     assert!(c.meta.ignored.iter().any(|i| i == "Память\\Доступно МБ"), "{:?}", c.meta.ignored);
+}
+
+#[test]
+fn paging_files_join_the_volume_of_their_drive() {
+    let c = fixture("paging-file_logicaldisk-memory-pagesec_utc_5s.csv");
+    let names: Vec<(&str, TargetKind)> =
+        c.meta.targets.iter().map(|t| (t.name.as_str(), t.kind)).collect();
+    // `Paging File(\??\C:\pagefile.sys)` lands on the LogicalDisk target `C:`; `_Total` and
+    // `% Usage Peak` are not used; Pages/sec is the host's.
+    assert_eq!(
+        names,
+        vec![
+            ("C:", TargetKind::Volume),
+            ("D:", TargetKind::Volume),
+            ("LIFTVM07", TargetKind::Host)
+        ]
+    );
+    let (cd, dd, host) = (
+        target(&c, "C:", "LIFTVM07"),
+        target(&c, "D:", "LIFTVM07"),
+        target(&c, "LIFTVM07", "LIFTVM07"),
+    );
+    // % Usage is an instant value: the first row has it, so row 3 is the fourth value.
+    assert_eq!(c.values(cd, Metric::PagefileUsagePct).len(), 12);
+    assert_eq!(nth(&c, cd, Metric::PagefileUsagePct, 3), 42.5);
+    assert_eq!(nth(&c, dd, Metric::PagefileUsagePct, 3), 7.25);
+    // Pages/sec is a rate: the first row is blank, so row 3 is the third value.
+    assert_eq!(c.values(host, Metric::PagesPerSec).len(), 11);
+    assert_eq!(nth(&c, host, Metric::PagesPerSec, 2), 1234.5);
+    assert_eq!(nth(&c, host, Metric::AvailableMemoryMib, 3), 607.0);
+    assert!(c.values(cd, Metric::Iops).len() == 11 && c.values(dd, Metric::BusyPct).len() == 11);
+    assert_eq!(
+        c.meta.ignored,
+        vec![
+            r"Paging File(*)\% Usage Peak",
+            r"Paging File(_Total)\% Usage",
+            r"Paging File(_Total)\% Usage Peak"
+        ],
+        "_Total and the peaks are listed as not used"
+    );
+    assert!(c.meta.warnings.is_empty(), "{:?}", c.meta.warnings);
 }
 
 #[test]
@@ -275,7 +317,7 @@ fn every_fixture_reads() {
             Err(e) => panic!("{}: {e}", p.display()),
         }
     }
-    assert_eq!(n, 7);
+    assert_eq!(n, 8);
 }
 
 // --- the real samples (../shared, read in place) -----------------------------------------

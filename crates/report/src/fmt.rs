@@ -137,6 +137,8 @@ pub fn metric_label(metric: &str) -> String {
         "busy_pct" => "busy".to_owned(),
         "cpu_pct" => "CPU".to_owned(),
         "available_memory_mib" => "available memory".to_owned(),
+        "pages_per_sec" => "paging".to_owned(),
+        "pagefile_usage_pct" => "pagefile usage".to_owned(),
         other => {
             let trimmed = match unit_of(other) {
                 Some(_) => other.rsplit_once('_').map_or(other, |(head, _)| head),

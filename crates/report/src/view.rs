@@ -35,6 +35,8 @@ const ORDER: &[&str] = &[
     "busy_pct",
     "cpu_pct",
     "available_memory_mib",
+    "pages_per_sec",
+    "pagefile_usage_pct",
 ];
 
 fn rank(metric: &str) -> usize {

@@ -236,7 +236,9 @@ impl Error {
             | UnknownRule { suggestion, .. }
             | UnknownParam { suggestion, .. } => did_you_mean(suggestion),
             UnknownName { suggestion, hint, .. } => did_you_mean(suggestion).or_else(|| hint.clone()),
-            BareMetricInVm { metric } if metric == "cpu_pct" || metric == "available_memory_mib" => {
+            BareMetricInVm { metric }
+                if crate::types::HOST_METRICS.iter().any(|m| m.name() == metric.as_str()) =>
+            {
                 Some(format!("the host's series is `host.{metric}`"))
             }
             BareMetricInVm { metric } => {

@@ -516,7 +516,7 @@ impl Field {
 pub fn metric_dim(m: advisor_model::Metric) -> Dim {
     use advisor_model::Unit;
     match m.unit() {
-        Unit::PerSecond => Dim::Rate,
+        Unit::PerSecond | Unit::PagesPerSecond => Dim::Rate,
         Unit::MibPerSecond => Dim::Throughput,
         Unit::Milliseconds => Dim::Time,
         Unit::Kib | Unit::Mib => Dim::Size,
@@ -526,8 +526,11 @@ pub fn metric_dim(m: advisor_model::Metric) -> Dim {
 }
 
 /// The metrics `host.` reaches.
-pub const HOST_METRICS: &[advisor_model::Metric] =
-    &[advisor_model::Metric::CpuPct, advisor_model::Metric::AvailableMemoryMib];
+pub const HOST_METRICS: &[advisor_model::Metric] = &[
+    advisor_model::Metric::CpuPct,
+    advisor_model::Metric::AvailableMemoryMib,
+    advisor_model::Metric::PagesPerSec,
+];
 
 #[cfg(test)]
 mod tests {

@@ -97,8 +97,25 @@ pub fn memory_counter(counter: &str) -> Option<(Metric, Convert, u8)> {
         Some((Metric::AvailableMemoryMib, Convert::Scale(1.0 / 1024.0), 1))
     } else if c.eq_ignore_ascii_case("Available MBytes") {
         Some((Metric::AvailableMemoryMib, Convert::Scale(1.0), 2))
+    } else if c.eq_ignore_ascii_case("Pages/sec") {
+        Some((Metric::PagesPerSec, Convert::Scale(1.0), 0))
     } else {
         None
+    }
+}
+
+/// The volume (`C:`) of a Paging File instance: `\??\C:\pagefile.sys` as Windows writes
+/// it, or `C:\pagefile.sys`. `None` for `_Total` (the sum over paging files, which says
+/// nothing about where they are) and for anything without a drive letter.
+pub fn pagefile_volume(instance: &str) -> Option<String> {
+    let i = instance.trim();
+    let i = i.strip_prefix(r"\??\").or_else(|| i.strip_prefix(r"\\?\")).unwrap_or(i);
+    let mut chars = i.chars();
+    match (chars.next(), chars.next()) {
+        (Some(letter), Some(':')) if letter.is_ascii_alphabetic() => {
+            Some(format!("{}:", letter.to_ascii_uppercase()))
+        }
+        _ => None,
     }
 }
 
@@ -114,6 +131,8 @@ fn known_object(object: &str) -> Option<Object> {
         Some(Object::Processor)
     } else if is("Memory") {
         Some(Object::Memory)
+    } else if is("Paging File") {
+        Some(Object::PagingFile)
     } else {
         None
     }
@@ -125,6 +144,7 @@ enum Object {
     LogicalDisk,
     Processor,
     Memory,
+    PagingFile,
 }
 
 /// The language counter names seem to be in when they are not English: from the script
@@ -277,6 +297,28 @@ pub fn plan(headers: &[String], header_line: u64, meta: &mut CaptureMeta) -> Vec
             Object::Memory => memory_counter(path.counter).map(|(metric, convert, rank)| {
                 (host_name, TargetKind::Host, metric, convert, rank)
             }),
+            // A paging file's use belongs to the volume that holds it (the LogicalDisk
+            // instance of the same drive), so that rules find it on the OS disk or the temp
+            // disk. `% Usage Peak` (the peak since boot) and `_Total` are not used.
+            Object::PagingFile => {
+                let usage = path.counter.trim().eq_ignore_ascii_case("% Usage");
+                if path.instance.is_some_and(|i| i.trim().eq_ignore_ascii_case("_Total")) {
+                    // Named with its instance: `Paging File(*)\% Usage` would read as if
+                    // the per-file usage were not used.
+                    meta.ignore(path.short());
+                    continue;
+                }
+                match path.instance.and_then(pagefile_volume) {
+                    Some(volume) if usage => Some((
+                        volume,
+                        TargetKind::Volume,
+                        Metric::PagefileUsagePct,
+                        Convert::Scale(1.0),
+                        0,
+                    )),
+                    _ => None,
+                }
+            }
         };
         match mapped {
             Some((name, kind, metric, convert, rank)) => {
@@ -663,6 +705,62 @@ mod tests {
         assert!(m.contains("look localized (Russian; 2 counter(s)"), "{m}");
         assert!(m.contains("only English counter names are recognised"), "{m}");
         assert!(m.contains("display language is English"), "{m}");
+    }
+
+    #[test]
+    fn paging_file_volumes() {
+        assert_eq!(pagefile_volume(r"\??\C:\pagefile.sys").as_deref(), Some("C:"));
+        assert_eq!(pagefile_volume(r"\??\d:\pagefile.sys").as_deref(), Some("D:"));
+        assert_eq!(pagefile_volume(r"\\?\E:\swap\pagefile.sys").as_deref(), Some("E:"));
+        assert_eq!(pagefile_volume(r"C:\pagefile.sys").as_deref(), Some("C:"));
+        for none in ["_Total", "", r"\??\", r"\??\Volume{1234}\pagefile.sys", "1:"] {
+            assert_eq!(pagefile_volume(none), None, "{none}");
+        }
+        assert_eq!(
+            memory_counter("Pages/sec").map(|(m, c, r)| (m, c.apply(1234.0), r)),
+            Some((Metric::PagesPerSec, 1234.0, 0))
+        );
+    }
+
+    #[test]
+    fn paging_file_usage_joins_the_volume_of_its_drive() {
+        let mut meta = CaptureMeta::new(crate::perfmon::FORMAT);
+        let h = headers(&[
+            r"\\VM1\LogicalDisk(C:)\Disk Transfers/sec",
+            r"\\VM1\Paging File(\??\C:\pagefile.sys)\% Usage",
+            r"\\VM1\Paging File(\??\C:\pagefile.sys)\% Usage Peak",
+            r"\\VM1\Paging File(\??\D:\pagefile.sys)\% Usage",
+            r"\\VM1\Paging File(_Total)\% Usage",
+            r"\\VM1\Memory\Pages/sec",
+            r"\\VM1\Memory\Page Faults/sec",
+        ]);
+        let cols = plan(&h, 1, &mut meta);
+        let t: Vec<(&str, TargetKind)> =
+            meta.targets.iter().map(|t| (t.name.as_str(), t.kind)).collect();
+        assert_eq!(
+            t,
+            vec![("C:", TargetKind::Volume), ("D:", TargetKind::Volume), ("VM1", TargetKind::Host)]
+        );
+        let got: Vec<(usize, u32, Metric)> =
+            cols.iter().map(|c| (c.index, c.target, c.metric)).collect();
+        assert_eq!(
+            got,
+            vec![
+                (1, 0, Metric::Iops),
+                (2, 0, Metric::PagefileUsagePct),
+                (4, 1, Metric::PagefileUsagePct),
+                (6, 2, Metric::PagesPerSec),
+            ]
+        );
+        assert_eq!(
+            meta.ignored,
+            vec![
+                r"Paging File(*)\% Usage Peak",
+                r"Paging File(_Total)\% Usage",
+                r"Memory\Page Faults/sec"
+            ]
+        );
+        assert!(meta.warnings.is_empty(), "{:?}", meta.warnings);
     }
 
     #[test]

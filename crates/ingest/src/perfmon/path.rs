@@ -116,6 +116,28 @@ mod tests {
     }
 
     #[test]
+    fn paging_file_instances_hold_backslashes_and_question_marks() {
+        // The instance is an NT path: its `\` are not path separators of the counter.
+        assert_eq!(
+            p(r"\\SQLVM01\Paging File(\??\C:\pagefile.sys)\% Usage"),
+            (Some("SQLVM01"), "Paging File", Some(r"\??\C:\pagefile.sys"), "% Usage")
+        );
+        assert_eq!(
+            p(r"\\SQLVM01\Paging File(\??\D:\pagefile.sys)\% Usage Peak"),
+            (Some("SQLVM01"), "Paging File", Some(r"\??\D:\pagefile.sys"), "% Usage Peak")
+        );
+        assert_eq!(p(r"\Paging File(_Total)\% Usage").2, Some("_Total"));
+        // A folder with parentheses in the paging file's path stays in the instance.
+        assert_eq!(
+            p(r"\\H\Paging File(\??\E:\swap (x)\pagefile.sys)\% Usage"),
+            (Some("H"), "Paging File", Some(r"\??\E:\swap (x)\pagefile.sys"), "% Usage")
+        );
+        let c = parse_counter_path(r"\\H\Paging File(\??\C:\pagefile.sys)\% Usage")
+            .unwrap_or_else(|| panic!());
+        assert_eq!(c.generic(), r"Paging File(*)\% Usage");
+    }
+
+    #[test]
     fn not_paths() {
         for s in [
             "",

@@ -1490,7 +1490,7 @@ fn to_stored_all(u: Unit, values: &mut [f64]) {
 /// converts a value the way literals are converted).
 pub fn unit_factor(u: Unit) -> f64 {
     match u {
-        Unit::PerSecond | Unit::Ios => 1.0,
+        Unit::PerSecond | Unit::PagesPerSecond | Unit::Ios => 1.0,
         Unit::MibPerSecond | Unit::Mib => MIB,
         Unit::Milliseconds => 1e-3,
         Unit::Kib => 1024.0,
@@ -1540,6 +1540,10 @@ pub fn metric_help(m: Metric) -> (&'static str, &'static str) {
         ),
         CpuPct => ("a CPU counter", "PerfMon \\Processor(_Total)\\% Processor Time; iostat -c"),
         AvailableMemoryMib => ("a memory counter", "PerfMon \\Memory\\Available MBytes"),
+        PagesPerSec => ("a paging counter", "PerfMon \\Memory\\Pages/sec"),
+        PagefileUsagePct => {
+            ("paging counters", "PerfMon \\Paging File(*)\\% Usage and \\Memory\\Pages/sec")
+        }
     }
 }
 
