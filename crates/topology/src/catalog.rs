@@ -13,6 +13,10 @@ use serde::Serialize;
 
 use crate::suggest::did_you_mean;
 
+mod csv_cells;
+
+use csv_cells::{DISK_COLUMNS, VM_COLUMNS, apply_source, parse_size, set_f64, set_u32};
+
 #[derive(RustEmbed)]
 #[folder = "catalog/"]
 #[include = "*.csv"]
@@ -757,80 +761,6 @@ impl Catalog {
             .filter(|d| !d.superseded)
             .min_by(|a, b| a.iops.unwrap_or(f64::MAX).total_cmp(&b.iops.unwrap_or(f64::MAX)))
     }
-}
-
-const VM_COLUMNS: &[&str] = &[
-    "size",
-    "vcpu",
-    "memory_gib",
-    "temp_gib",
-    "max_data_disks",
-    "cached_iops",
-    "cached_mbps",
-    "cache_gib",
-    "uncached_iops",
-    "uncached_mbps",
-    "uncached_burst_iops",
-    "uncached_burst_mbps",
-    "source",
-];
-const DISK_COLUMNS: &[&str] =
-    &["sku", "tier", "size_gib", "iops", "mbps", "burst_iops", "burst_mbps", "source"];
-
-fn set_f64(row: &BTreeMap<&str, &str>, col: &str, slot: &mut Option<f64>) -> Result<(), String> {
-    if let Some(v) = row.get(col) {
-        let x: f64 =
-            v.replace(',', "").parse().map_err(|_| format!("`{col}`: `{v}` is not a number"))?;
-        if !x.is_finite() || x < 0.0 {
-            return Err(format!("`{col}`: `{v}` is not a figure (finite, not negative)"));
-        }
-        *slot = Some(x);
-    }
-    Ok(())
-}
-
-fn set_u32(row: &BTreeMap<&str, &str>, col: &str, slot: &mut Option<u32>) -> Result<(), String> {
-    if let Some(v) = row.get(col) {
-        *slot = Some(v.parse().map_err(|_| format!("`{col}`: `{v}` is not a whole number"))?);
-    }
-    Ok(())
-}
-
-fn parse_size(s: &str) -> Result<SizeRange, String> {
-    let num = |x: &str| {
-        x.trim().parse::<u32>().map_err(|_| format!("`size_gib`: `{s}` is not a size or a range"))
-    };
-    match s.split_once('-') {
-        Some((a, b)) => Ok(SizeRange { min_gib: num(a)?, max_gib: num(b)? }),
-        None => {
-            let x = num(s)?;
-            Ok(SizeRange { min_gib: x, max_gib: x })
-        }
-    }
-}
-
-fn apply_source(
-    slot: &mut Vec<String>,
-    given: Option<&str>,
-    origin: Option<String>,
-) -> Result<(), String> {
-    let given: Vec<String> = given
-        .map(|s| s.split(';').map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned).collect())
-        .unwrap_or_default();
-    match origin {
-        // A user's row: its file and line first, then what it cites, then what it replaced.
-        Some(o) => {
-            let mut v = vec![o];
-            v.extend(given);
-            v.append(slot);
-            *slot = v;
-        }
-        None if given.is_empty() => {
-            return Err("empty `source`: every built-in row names its source".to_owned());
-        }
-        None => *slot = given,
-    }
-    Ok(())
 }
 
 /// A figure as people read it: `25600`, `3.5`, or "not published".
