@@ -1,0 +1,333 @@
+//! Reading the topology's facts: `vm.*`, `disk.*`, `pool.*`, `bench.*` and `target.*` fields.
+
+use super::*;
+
+impl Env<'_> {
+    pub(super) fn vm_field(&mut self, f: VmField) -> R<V> {
+        if f == VmField::TempDisk {
+            return Ok(V::Elem(self.temp_disk()?));
+        }
+        let Some(vm) = self.ctx.vm() else {
+            return missing(NEEDS_VM);
+        };
+        let l = &vm.limits;
+        let num = |x: Option<f64>, factor: f64, what: &str, key: &str| -> R<V> {
+            match x {
+                Some(x) if x.is_finite() => Ok(V::Num(x * factor)),
+                _ => missing(format!(
+                    "{} has no published {what}: set {key} in the topology's [vm] section",
+                    l.size
+                )),
+            }
+        };
+        match f {
+            VmField::Size => Ok(V::Text(l.size.clone())),
+            // The series' leading capitals: `Mms` -> `M`, `DSv2` -> `DS`.
+            VmField::Family => {
+                let fam: String = l.series.chars().take_while(char::is_ascii_uppercase).collect();
+                if fam.is_empty() {
+                    missing(format!("the family of {} is unknown", l.size))
+                } else {
+                    Ok(V::Text(fam))
+                }
+            }
+            VmField::CachedIops => num(l.cached_iops, 1.0, "cached IOPS limit", "cached_iops"),
+            VmField::CachedMbps => {
+                num(l.cached_mbps, AZURE_MB, "cached throughput limit", "cached_mbps")
+            }
+            VmField::UncachedIops => {
+                num(l.uncached_iops, 1.0, "uncached IOPS limit", "uncached_iops")
+            }
+            VmField::UncachedMbps => {
+                num(l.uncached_mbps, AZURE_MB, "uncached throughput limit", "uncached_mbps")
+            }
+            VmField::UncachedBurstIops => {
+                num(l.uncached_burst_iops, 1.0, "uncached burst IOPS limit", "uncached_burst_iops")
+            }
+            VmField::UncachedBurstMbps => num(
+                l.uncached_burst_mbps,
+                AZURE_MB,
+                "uncached burst throughput limit",
+                "uncached_burst_mbps",
+            ),
+            VmField::CacheSize => num(l.cache_gib, GIB, "host cache size", "cache_gib"),
+            VmField::TempSize => num(l.temp_gib, GIB, "temp disk size", "temp_gib"),
+            VmField::MaxDataDisks => {
+                num(l.max_data_disks.map(f64::from), 1.0, "data disk count", "max_data_disks")
+            }
+            VmField::Vcpu => num(l.vcpu.map(f64::from), 1.0, "vCPU count", "vcpu"),
+            VmField::Memory => num(vm.memory_gib, GIB, "memory size", "memory_gib"),
+            VmField::ProvisionedIops | VmField::ProvisionedMbps => {
+                let (x, factor) = if f == VmField::ProvisionedIops {
+                    (vm.provisioned_iops, 1.0)
+                } else {
+                    (vm.provisioned_mbps, AZURE_MB)
+                };
+                match x {
+                    Some(x) => Ok(V::Num(x * factor)),
+                    None if self.ctx.disks().iter().all(|d| d.temp) => missing(NO_DISKS),
+                    None => missing(
+                        "no disk's caps are known: give each disk's sku (or iops and mbps) in --topology",
+                    ),
+                }
+            }
+            VmField::TempDisk => Ok(V::Elem(self.temp_disk()?)),
+        }
+    }
+
+    pub(super) fn field(&self, e: Elem, f: Field) -> R<V> {
+        let c = self.ctx;
+        match (e, f) {
+            (Elem::Disk(i), Field::Disk(f)) => {
+                let Some(d) = c.disks().get(i) else { return missing("internal: disk") };
+                let l = &d.limits;
+                let what = self.label(e);
+                let need = |x: Option<f64>, factor: f64, desc: &str, how: &str| -> R<V> {
+                    match x {
+                        Some(x) if x.is_finite() => Ok(V::Num(x * factor)),
+                        _ => {
+                            missing(format!("the {desc} of {what} is unknown: {how} in --topology"))
+                        }
+                    }
+                };
+                const CAPS: &str = "give its sku (or iops and mbps)";
+                match f {
+                    DiskField::Name => Ok(V::Text(l.name.clone())),
+                    DiskField::Sku => match &l.sku {
+                        Some(s) => Ok(V::Text(s.clone())),
+                        None => missing(format!(
+                            "the SKU of {what} is unknown: give its sku in --topology"
+                        )),
+                    },
+                    DiskField::Tier => match &d.tier {
+                        Some(s) => Ok(V::Text(s.clone())),
+                        None => missing(format!(
+                            "the tier of {what} is unknown: give its sku in --topology"
+                        )),
+                    },
+                    DiskField::Cache => Ok(V::Cache(cache_mode(l.cache))),
+                    DiskField::CacheSetting => Ok(V::Cache(cache_mode(l.cache_setting))),
+                    DiskField::CanCache => match l.can_cache {
+                        Some(b) => Ok(V::Bool(b)),
+                        None if l.kind.is_none() => missing(format!(
+                            "whether {what} can use host caching is unknown: give its sku in --topology"
+                        )),
+                        None => missing(format!(
+                            "whether {what} can use host caching depends on the VM size: {NEEDS_VM}"
+                        )),
+                    },
+                    DiskField::WriteAccelerator => match l.write_accelerator {
+                        Some(b) => Ok(V::Bool(b)),
+                        None => missing(format!(
+                            "whether Write Accelerator is on for {what} is unknown: set write_accelerator = true or false in its [[disk]] in --topology"
+                        )),
+                    },
+                    DiskField::Role => Ok(V::Role(role(l.role))),
+                    DiskField::Size => need(l.size_gib, GIB, "size", "give its sku"),
+                    DiskField::IopsCap => need(l.iops, 1.0, "IOPS cap", CAPS),
+                    DiskField::MbpsCap => need(l.mbps, AZURE_MB, "throughput cap", CAPS),
+                    DiskField::BurstIops => need(
+                        l.burst_iops,
+                        1.0,
+                        "burst IOPS cap",
+                        "give a SKU that bursts (and bursting = true for on-demand)",
+                    ),
+                    DiskField::BurstMbps => need(
+                        l.burst_mbps,
+                        AZURE_MB,
+                        "burst throughput cap",
+                        "give a SKU that bursts (and bursting = true for on-demand)",
+                    ),
+                    DiskField::IsStandard => match l.kind {
+                        Some(_) => Ok(V::Bool(l.is_standard())),
+                        None => missing(format!(
+                            "the disk type of {what} is unknown: give its sku in --topology"
+                        )),
+                    },
+                    DiskField::InPool => Ok(V::Bool(l.pool.is_some())),
+                }
+            }
+            (Elem::Pool(i), Field::Pool(f)) => {
+                let Some(p) = c.pools().get(i) else { return missing("internal: pool") };
+                let l = &p.limits;
+                let what = self.label(e);
+                let caps = |x: Option<f64>, factor: f64| -> R<V> {
+                    match x {
+                        Some(x) if l.unknown_members.is_empty() => Ok(V::Num(x * factor)),
+                        _ => missing(format!(
+                            "the caps of {what}'s members {} are unknown: describe each member disk with its sku in --topology",
+                            l.unknown_members.join(", ")
+                        )),
+                    }
+                };
+                match f {
+                    PoolField::Name => Ok(V::Text(l.name.clone())),
+                    PoolField::Disks => Ok(V::Num(l.members.len() as f64)),
+                    PoolField::Columns => match l.columns {
+                        Some(n) => Ok(V::Num(f64::from(n))),
+                        None => missing(format!(
+                            "the column count of {what} is unknown: set columns in its [[pool]]"
+                        )),
+                    },
+                    PoolField::Interleave => match l.interleave_kib {
+                        Some(n) => Ok(V::Num(f64::from(n) * 1024.0)),
+                        None => missing(format!(
+                            "the interleave of {what} is unknown: set interleave_kib in its [[pool]]"
+                        )),
+                    },
+                    PoolField::IopsCap => caps(l.sum_iops, 1.0),
+                    PoolField::MbpsCap => caps(l.sum_mbps, AZURE_MB),
+                }
+            }
+            (Elem::Bench(i), Field::Bench(BenchField::HostCache)) => {
+                let Some(b) = c.benches().get(i) else { return missing("internal: bench") };
+                // The topology disk whose capture targets include the run's target (a
+                // DiskSpd file under `E:\`, fio's filename `/dev/sdc`).
+                // A striped volume (`F:` over its members) goes through its members' caches:
+                // the first cached member's, else None.
+                let pool_cache = || {
+                    let p = c.pools().iter().find(|p| p.targets.contains(&b.target))?;
+                    let caches = p.members.iter().filter_map(|m| c.disks().get(*m));
+                    Some(
+                        caches
+                            .map(|d| d.limits.cache)
+                            .find(|x| x.is_cached())
+                            .unwrap_or(advisor_topology::Cache::None),
+                    )
+                };
+                let disk_cache = c
+                    .disks()
+                    .iter()
+                    .find(|d| d.targets.contains(&b.target))
+                    .map(|d| d.limits.cache);
+                match disk_cache.or_else(pool_cache) {
+                    Some(cache) => Ok(V::Cache(cache_mode(cache))),
+                    None => missing(format!(
+                        "the disk {} ran on is not in the topology: name its disk or pool in --topology as the benchmark does (DiskSpd E:\\..., fio filename /dev/sdc)",
+                        self.label(e)
+                    )),
+                }
+            }
+            (Elem::Bench(i), Field::Bench(f)) => {
+                let Some(b) = c.benches().get(i) else { return missing("internal: bench") };
+                bench_field(b, f, &self.label(e))
+            }
+            (Elem::Target(i), Field::Target(f @ (TargetField::Disks | TargetField::MbpsCap))) => {
+                let Some(t) = c.targets().get(i) else { return missing("internal: target") };
+                self.target_topology(t.id, f, &self.label(e))
+            }
+            (Elem::Target(i), Field::Target(f)) => {
+                let Some(t) = c.targets().get(i) else { return missing("internal: target") };
+                Ok(V::Text(match f {
+                    TargetField::Name => t.name.clone(),
+                    TargetField::Disks | TargetField::MbpsCap => String::new(),
+                    TargetField::Kind => match t.kind {
+                        TargetKind::Disk => "disk",
+                        TargetKind::Volume => "volume",
+                        TargetKind::Device => "device",
+                        TargetKind::Benchmark => "benchmark",
+                        TargetKind::Aggregate => "aggregate",
+                        TargetKind::Host => "host",
+                    }
+                    .to_owned(),
+                }))
+            }
+            _ => missing("internal: a field of another kind of element"),
+        }
+    }
+
+    /// `target.disks` and `target.mbps_cap`: the topology disks a capture target stands
+    /// for (a pool's members when it is the pool's volume, else the one disk it matches).
+    pub(super) fn target_topology(&self, id: TargetId, f: TargetField, what: &str) -> R<V> {
+        let c = self.ctx;
+        let (n, mbps) = if let Some(p) = c.pools().iter().find(|p| p.targets.contains(&id)) {
+            let sum = p.limits.sum_mbps.filter(|_| p.limits.unknown_members.is_empty());
+            (p.members.len(), sum)
+        } else if let Some(d) = c.disks().iter().find(|d| !d.temp && d.targets.contains(&id)) {
+            (1, d.limits.mbps)
+        } else {
+            return missing(format!(
+                "{what} matches no topology disk or pool: name it in --topology as the capture does"
+            ));
+        };
+        match f {
+            TargetField::Disks => Ok(V::Num(n as f64)),
+            _ => match mbps {
+                Some(m) => Ok(V::Num(m * AZURE_MB)),
+                None => missing(format!(
+                    "the MB/s cap behind {what} is unknown: give the disks' sku in --topology"
+                )),
+            },
+        }
+    }
+}
+
+fn role(r: advisor_topology::Role) -> Role {
+    match r {
+        advisor_topology::Role::Os => Role::Os,
+        advisor_topology::Role::Data => Role::Data,
+        advisor_topology::Role::Log => Role::Log,
+        advisor_topology::Role::Tempdb => Role::Tempdb,
+        advisor_topology::Role::Temp => Role::Temp,
+        advisor_topology::Role::Other => Role::Other,
+    }
+}
+
+fn cache_mode(c: advisor_topology::Cache) -> CacheMode {
+    match c {
+        advisor_topology::Cache::None => CacheMode::None,
+        advisor_topology::Cache::ReadOnly => CacheMode::ReadOnly,
+        advisor_topology::Cache::ReadWrite => CacheMode::ReadWrite,
+    }
+}
+
+fn bench_field(b: &BenchInfo, f: BenchField, label: &str) -> R<V> {
+    let s = &b.settings;
+    let need = |x: Option<f64>, what: &str| -> R<V> {
+        match x {
+            Some(x) if x.is_finite() => Ok(V::Num(x)),
+            _ => missing(format!("the benchmark output for {label} does not state its {what}")),
+        }
+    };
+    let flag = |x: Option<bool>, what: &str| -> R<V> {
+        match x {
+            Some(x) => Ok(V::Bool(x)),
+            None => missing(format!("the benchmark output for {label} does not state {what}")),
+        }
+    };
+    match f {
+        BenchField::Tool => Ok(V::Text(s.tool.clone())),
+        BenchField::Engine => match &s.engine {
+            Some(e) => Ok(V::Text(e.clone())),
+            None => {
+                missing(format!("the benchmark output for {label} does not state its IO engine"))
+            }
+        },
+        BenchField::BlockSize => need(s.block_size_kib.map(|k| k * 1024.0), "block size"),
+        BenchField::QueueDepth => need(s.queue_depth_per_thread.map(f64::from), "queue depth"),
+        BenchField::Threads => need(s.threads.map(f64::from), "thread count"),
+        BenchField::Outstanding => need(
+            match (s.queue_depth_per_thread, s.threads) {
+                (Some(q), Some(t)) => Some(f64::from(q) * f64::from(t)),
+                _ => None,
+            },
+            "queue depth and thread count",
+        ),
+        BenchField::WriteRatio => need(s.write_pct.map(|p| p / 100.0), "write share"),
+        BenchField::Random => flag(s.random, "whether IO was random"),
+        BenchField::OsCache => {
+            flag(s.os_cache_disabled.map(|d| !d), "whether the OS cache was bypassed")
+        }
+        BenchField::WriteThrough => flag(s.write_through, "whether writes went through"),
+        // No `fsync=N` in the output means no explicit syncs.
+        BenchField::SyncEvery => Ok(V::Num(s.sync_every.map_or(0.0, f64::from))),
+        BenchField::FileSize => need(s.file_size_bytes.map(|b| b as f64), "file size"),
+        BenchField::Duration => need(s.duration_s, "duration"),
+        // fio's ramp_time defaults to 0: a fio run that states none had no warm-up.
+        BenchField::Warmup => {
+            need(s.warmup_s.or(s.tool.eq_ignore_ascii_case("fio").then_some(0.0)), "warm-up")
+        }
+        // Answered by the caller, which knows the topology's disks.
+        BenchField::HostCache => missing("internal: bench.host_cache"),
+    }
+}

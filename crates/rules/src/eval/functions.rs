@@ -1,0 +1,352 @@
+//! Built-in functions: `exists`, `coalesce`, `if`, time aggregates, the tool's own percentiles,
+//! and aggregates over collections of disks, pools and targets.
+
+use super::operators::{bool_op, cmp_op, num_op};
+use super::*;
+
+impl Env<'_> {
+    // ---- functions ----------------------------------------------------------------------
+
+    pub(super) fn call(&mut self, b: Builtin, args: &[TExpr], whole: &TExpr) -> R<V> {
+        if b == Builtin::Exists {
+            let Some(a) = args.first() else { return Ok(V::Bool(false)) };
+            return Ok(V::Bool(match self.eval(a) {
+                Ok(V::Nums(s)) => !s.is_empty(),
+                Ok(V::Bools(s)) => !s.is_empty(),
+                Ok(_) => true,
+                Err(_) => false,
+            }));
+        }
+        if b == Builtin::Coalesce {
+            let (Some(a), Some(fallback)) = (args.first(), args.get(1)) else {
+                return missing("internal: coalesce() takes two arguments");
+            };
+            return match self.eval(a) {
+                Ok(v) => Ok(v),
+                Err(_) => self.eval(fallback),
+            };
+        }
+        if b == Builtin::If {
+            // Lazy: only the chosen value is evaluated, so the other may be missing.
+            let (Some(c), Some(x), Some(y)) = (args.first(), args.get(1), args.get(2)) else {
+                return missing("internal: if() without three arguments");
+            };
+            return match self.eval(c)? {
+                V::Bool(true) => self.eval(x),
+                V::Bool(false) => self.eval(y),
+                v => missing(format!("if() of {}", v.describe())),
+            };
+        }
+        if b.is_time_aggregate() {
+            return self.time_aggregate(b, args, whole);
+        }
+        let mut vals = Vec::with_capacity(args.len());
+        for a in args {
+            vals.push(self.eval(a)?);
+        }
+        let mut it = vals.into_iter();
+        let a = it.next();
+        let c = it.next();
+        let d = it.next();
+        match (b, a, c, d) {
+            (Builtin::Sustained, Some(cond), Some(V::Num(dur)), _) => match cond {
+                // A constant (`x and false`, `x or true` with `x` missing): never held, or
+                // held for an unknown time.
+                V::Bool(false) => Ok(V::Bool(false)),
+                V::Bool(true) => missing(self.constant_true(args)),
+                V::Bools(s) if s.is_empty() => {
+                    missing(format!("no common samples in `{}`", self.src(&args[0])))
+                }
+                V::Bools(s) => {
+                    let Some(iv) = s.interval_s() else {
+                        return missing(self.no_interval(args));
+                    };
+                    Ok(V::Bool(value::longest_run_s(&s, iv) + 1e-9 >= dur))
+                }
+                v => missing(format!("sustained() of {}", v.describe())),
+            },
+            (Builtin::Share, Some(cond), _, _) => match cond {
+                V::Bool(x) => Ok(V::Num(if x { 1.0 } else { 0.0 })),
+                V::Bools(s) if s.is_empty() => {
+                    missing(format!("no common samples in `{}`", self.src(&args[0])))
+                }
+                V::Bools(s) => {
+                    let n = s.vals.iter().filter(|x| **x).count();
+                    Ok(V::Num(n as f64 / s.len() as f64))
+                }
+                v => missing(format!("share() of {}", v.describe())),
+            },
+            (Builtin::Duration, Some(cond), _, _) => match cond {
+                V::Bool(false) => Ok(V::Num(0.0)),
+                V::Bool(true) => missing(self.constant_true(args)),
+                V::Bools(s) if s.is_empty() => {
+                    missing(format!("no common samples in `{}`", self.src(&args[0])))
+                }
+                V::Bools(s) => {
+                    let Some(iv) = s.interval_s() else {
+                        return missing(self.no_interval(args));
+                    };
+                    let n = s.vals.iter().filter(|x| **x).count();
+                    Ok(V::Num(n as f64 * iv))
+                }
+                _ => missing(self.no_interval(args)),
+            },
+            (Builtin::Min2, Some(x), Some(y), _) => num_op(x, y, f64::min),
+            (Builtin::Max2, Some(x), Some(y), _) => num_op(x, y, f64::max),
+            (Builtin::Abs, Some(x), _, _) => match x {
+                V::Num(n) => Ok(V::Num(n.abs())),
+                V::Nums(s) => Ok(V::Nums(s.map(f64::abs))),
+                v => missing(format!("abs() of {}", v.describe())),
+            },
+            (Builtin::Ratio, Some(x), Some(y), _) => {
+                if let V::Num(den) = y
+                    && den == 0.0
+                {
+                    return missing(format!(
+                        "division by zero: `{}` is 0 in `{}`",
+                        self.src(&args[1]),
+                        self.src(whole)
+                    ));
+                }
+                num_op(x, y, |p, q| p / q)
+            }
+            (Builtin::Between, Some(x), Some(lo), Some(hi)) => {
+                let ge = cmp_op(x.clone(), lo, |p, q| p >= q)?;
+                let le = cmp_op(x, hi, |p, q| p <= q)?;
+                bool_op(ge, le, |p, q| p && q)
+            }
+            _ => missing(format!("internal: {} with these arguments", b.spec().name)),
+        }
+    }
+
+    pub(super) fn constant_true(&self, args: &[TExpr]) -> String {
+        let what = args.first().map(|a| self.src(a)).unwrap_or_default();
+        format!("`{what}` is true with no samples to time it by: capture the series it combines")
+    }
+
+    pub(super) fn no_interval(&self, args: &[TExpr]) -> String {
+        let what = args.first().map(|a| self.src(a)).unwrap_or_default();
+        format!(
+            "`{what}` needs samples over time with a known interval (a benchmark summary has one row)"
+        )
+    }
+
+    pub(super) fn time_aggregate(&mut self, b: Builtin, args: &[TExpr], whole: &TExpr) -> R<V> {
+        let Some(arg) = args.first() else { return missing("internal: no argument") };
+        let p = match b {
+            Builtin::Pct => match args.get(1).map(|a| self.eval(a)) {
+                Some(Ok(V::Num(p))) => Some(p),
+                Some(Err(e)) => return Err(e),
+                _ => return missing("internal: pct without P"),
+            },
+            _ => b.percentile(),
+        };
+        let v = self.eval(arg)?;
+        let s = match v {
+            V::Num(x) => return Ok(V::Num(x)),
+            V::Nums(s) => s,
+            v => return missing(format!("{}() of {}", b.spec().name, v.describe())),
+        };
+        // A latency metric's percentile: the tool's own when the target has it.
+        let latency_dir = match &arg.kind {
+            TKind::Ref(Ref::Metric { of, metric }) => {
+                latency_direction(*metric).map(|d| (*of, *metric, d))
+            }
+            _ => None,
+        };
+        // `max` of a latency is the tool's 100th percentile where it has one.
+        let src_p = p.or((b == Builtin::Max).then_some(100.0));
+        if let (Some(p), Some((of, _, dirs))) = (src_p, latency_dir)
+            && let Some(x) = self.source_pct(of, dirs, p)?
+        {
+            self.used_source = true;
+            return Ok(V::Num(x / 1000.0));
+        }
+        let values: &[f64] = &s.vals;
+        if values.is_empty() {
+            return missing(format!("no common samples in `{}`", self.src(arg)));
+        }
+        if let (Some(p), Some((_, metric, _))) = (src_p, latency_dir)
+            && s.len() == 1
+            && s.times.first().is_some_and(Option::is_none)
+            && p > 50.0
+        {
+            return missing(format!(
+                "`{}` needs the benchmark's own latency percentiles for {} (DiskSpd -L, fio's clat percentiles): a summary has one average",
+                self.src(whole),
+                metric.name()
+            ));
+        }
+        let x = match b {
+            Builtin::Avg => values.iter().sum::<f64>() / values.len() as f64,
+            Builtin::Min => values.iter().copied().fold(f64::INFINITY, f64::min),
+            Builtin::Max => values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            _ => match p.and_then(|p| value::percentile(values, p)) {
+                Some(x) => x,
+                None => return missing(format!("no samples in `{}`", self.src(arg))),
+            },
+        };
+        if x.is_finite() {
+            Ok(V::Num(x))
+        } else {
+            missing(format!("`{}` is not a number", self.src(whole)))
+        }
+    }
+
+    /// The source percentile of a latency metric of `of`, in ms; `Ok(None)` when the
+    /// target has none (use the series).
+    pub(super) fn source_pct(&self, of: Subject, dirs: &[Direction], p: f64) -> R<Option<f64>> {
+        let targets = match of {
+            Subject::Host | Subject::Vm => return Ok(None),
+            s => match self.subject(s).and_then(|e| self.elem_targets(e)) {
+                Ok(t) => t,
+                Err(_) => return Ok(None),
+            },
+        };
+        for t in targets {
+            for d in dirs {
+                if let Some(x) = self.ctx.source_percentile(t, *d, p)
+                    && x.is_finite()
+                {
+                    return Ok(Some(x));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    // ---- collections --------------------------------------------------------------------
+
+    pub(super) fn aggregate(
+        &mut self,
+        agg: CollectionAgg,
+        over: Collection,
+        body: &TExpr,
+        filter: Option<&TExpr>,
+    ) -> R<V> {
+        let ctx = self.ctx;
+        let elems: Vec<Elem> = match over {
+            Collection::Disks => {
+                if !ctx.has_topology() || ctx.disks().is_empty() {
+                    return missing(NO_DISKS);
+                }
+                (0..ctx.disks().len()).map(Elem::Disk).collect()
+            }
+            Collection::Pools => (0..ctx.pools().len()).map(Elem::Pool).collect(),
+            Collection::Benches => (0..ctx.benches().len()).map(Elem::Bench).collect(),
+            Collection::Targets => {
+                let v: Vec<Elem> = ctx
+                    .targets()
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, t)| is_storage(t.kind))
+                    .map(|(i, _)| Elem::Target(i))
+                    .collect();
+                if v.is_empty() {
+                    return missing(NO_TARGETS);
+                }
+                v
+            }
+            Collection::PoolMembers { of } => match self.subject(of)? {
+                Elem::Pool(i) => ctx.pools().get(i).map(|p| p.members.clone()).unwrap_or_default(),
+                _ => return missing("internal: pool.members of another element"),
+            }
+            .into_iter()
+            .map(Elem::Disk)
+            .collect(),
+        };
+        let mut vals: Vec<V> = Vec::new();
+        let mut first_missing: Option<Missing> = None;
+        let mut passed = 0usize;
+        for e in elems {
+            self.overs.push(e);
+            let keep = match filter.map(|f| self.eval(f)) {
+                None | Some(Ok(V::Bool(true))) => Ok(true),
+                Some(Ok(_)) => Ok(false),
+                Some(Err(m)) => Err(m),
+            };
+            let r = match keep {
+                Ok(true) => {
+                    passed += 1;
+                    Some(self.eval(body))
+                }
+                Ok(false) => None,
+                Err(m) => Some(Err(m)),
+            };
+            self.overs.pop();
+            match r {
+                None => {}
+                Some(Ok(v)) => vals.push(v),
+                Some(Err(m)) => {
+                    first_missing.get_or_insert(m);
+                }
+            }
+        }
+        if vals.is_empty() {
+            if let Some(m) = first_missing {
+                return Err(m);
+            }
+            let _ = passed;
+            return match agg {
+                CollectionAgg::Sum | CollectionAgg::Count => Ok(V::Num(0.0)),
+                CollectionAgg::Any => Ok(V::Bool(false)),
+                CollectionAgg::All => Ok(V::Bool(true)),
+                CollectionAgg::Avg | CollectionAgg::Min | CollectionAgg::Max => missing(format!(
+                    "no {} to take the {} of{}",
+                    collection_name(over),
+                    agg.name(),
+                    if filter.is_some() { " (none passes `where`)" } else { "" }
+                )),
+            };
+        }
+        let n = vals.len() as f64;
+        match agg {
+            CollectionAgg::Count => {
+                let mut acc = V::Num(0.0);
+                for v in vals {
+                    let one = match v {
+                        V::Elem(_) => V::Num(1.0),
+                        V::Bool(b) => V::Num(if b { 1.0 } else { 0.0 }),
+                        V::Bools(s) => V::Nums(s.map(|b| if b { 1.0 } else { 0.0 })),
+                        v => return missing(format!("count() of {}", v.describe())),
+                    };
+                    acc = num_op(acc, one, |x, y| x + y)?;
+                }
+                Ok(acc)
+            }
+            CollectionAgg::Any | CollectionAgg::All => {
+                let is_all = agg == CollectionAgg::All;
+                let mut it = vals.into_iter();
+                let mut acc = it.next().unwrap_or(V::Bool(is_all));
+                for v in it {
+                    acc = bool_op(acc, v, move |p, q| if is_all { p && q } else { p || q })?;
+                }
+                Ok(acc)
+            }
+            CollectionAgg::Sum | CollectionAgg::Avg | CollectionAgg::Min | CollectionAgg::Max => {
+                let f: fn(f64, f64) -> f64 = match agg {
+                    CollectionAgg::Min => f64::min,
+                    CollectionAgg::Max => f64::max,
+                    _ => |x, y| x + y,
+                };
+                let mut it = vals.into_iter();
+                let mut acc = it.next().unwrap_or(V::Num(0.0));
+                for v in it {
+                    acc = num_op(acc, v, f)?;
+                }
+                if let V::Nums(s) = &acc
+                    && s.is_empty()
+                {
+                    return missing(format!(
+                        "the {} share no sample times: capture them together",
+                        collection_name(over)
+                    ));
+                }
+                if agg == CollectionAgg::Avg {
+                    acc = num_op(acc, V::Num(n), |x, y| x / y)?;
+                }
+                Ok(acc)
+            }
+        }
+    }
+}
