@@ -4,12 +4,12 @@
 
 #![allow(clippy::panic, clippy::expect_used, clippy::unwrap_used, clippy::float_cmp)]
 
+use advisor_model::limits::{Cache, DiskLimits, Role};
 use advisor_model::{Metric, NotEvaluated, TargetKind};
 use advisor_rules::eval::{
     DiskInfo, Outcome, Series, StaticContext, TargetId, VmInfo, evaluate_rule,
 };
 use advisor_rules::{CheckedRule, compile};
-use advisor_topology::{Cache, DiskLimits, Role};
 use proptest::prelude::*;
 
 mod fixtures;

@@ -33,9 +33,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
+use advisor_model::limits::{Cache, DiskLimits, Role};
 use advisor_model::{Metric, TargetKind};
 use advisor_rules::eval::{DiskInfo, StaticContext, VmInfo, evaluate_rule};
-use advisor_topology::{Cache, DiskLimits, Role};
 use proptest::prelude::*;
 use proptest::sample::select;
 

@@ -5,8 +5,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use advisor_model::limits::{DiskLimits, PoolLimits, VmLimits};
 use advisor_model::{BenchSettings, Direction, Metric, TargetKind};
-use advisor_topology::{DiskLimits, PoolLimits, VmLimits};
 
 /// A capture target: which capture (the caller's numbering) and which target in it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -1,6 +1,7 @@
 //! Reading the topology's facts: `vm.*`, `disk.*`, `pool.*`, `bench.*` and `target.*` fields.
 
 use super::*;
+use advisor_model::limits;
 
 impl Env<'_> {
     pub(super) fn vm_field(&mut self, f: VmField) -> R<V> {
@@ -192,7 +193,7 @@ impl Env<'_> {
                         caches
                             .map(|d| d.limits.cache)
                             .find(|x| x.is_cached())
-                            .unwrap_or(advisor_topology::Cache::None),
+                            .unwrap_or(limits::Cache::None),
                     )
                 };
                 let disk_cache = c
@@ -262,22 +263,22 @@ impl Env<'_> {
     }
 }
 
-fn role(r: advisor_topology::Role) -> Role {
+fn role(r: limits::Role) -> Role {
     match r {
-        advisor_topology::Role::Os => Role::Os,
-        advisor_topology::Role::Data => Role::Data,
-        advisor_topology::Role::Log => Role::Log,
-        advisor_topology::Role::Tempdb => Role::Tempdb,
-        advisor_topology::Role::Temp => Role::Temp,
-        advisor_topology::Role::Other => Role::Other,
+        limits::Role::Os => Role::Os,
+        limits::Role::Data => Role::Data,
+        limits::Role::Log => Role::Log,
+        limits::Role::Tempdb => Role::Tempdb,
+        limits::Role::Temp => Role::Temp,
+        limits::Role::Other => Role::Other,
     }
 }
 
-fn cache_mode(c: advisor_topology::Cache) -> CacheMode {
+fn cache_mode(c: limits::Cache) -> CacheMode {
     match c {
-        advisor_topology::Cache::None => CacheMode::None,
-        advisor_topology::Cache::ReadOnly => CacheMode::ReadOnly,
-        advisor_topology::Cache::ReadWrite => CacheMode::ReadWrite,
+        limits::Cache::None => CacheMode::None,
+        limits::Cache::ReadOnly => CacheMode::ReadOnly,
+        limits::Cache::ReadWrite => CacheMode::ReadWrite,
     }
 }
 

@@ -1,7 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::float_cmp)]
 
+use advisor_model::limits::{Cache, DiskLimits, Role};
 use advisor_model::{BenchSettings, Direction, Metric, TargetKind};
-use advisor_topology::{Cache, DiskLimits, Role};
 
 use super::*;
 use crate::registry::{Origin, Registry, RuleFile};
@@ -526,7 +526,7 @@ fn a_target_knows_the_disks_and_mb_s_behind_it() {
             c.disks.len() - 1
         })
         .collect();
-    let mut limits = advisor_topology::PoolLimits {
+    let mut limits = advisor_model::limits::PoolLimits {
         name: "F:".to_owned(),
         members: vec!["disk0".into(), "disk1".into(), "disk2".into()],
         columns: Some(3),
