@@ -26,7 +26,7 @@ pub use check::{
     Value, check,
 };
 pub use diag::{Diagnostic, Error, ErrorAt};
-pub use eval::{Context, Outcome, evaluate, evaluate_rule};
+pub use eval::{Facts, Outcome, SeriesSource, evaluate, evaluate_rule};
 pub use explain::explain;
 pub use parser::{parse, parse_expr, parse_param_value};
 pub use print::print;

@@ -8,7 +8,7 @@ impl Env<'_> {
         if f == VmField::TempDisk {
             return Ok(V::Elem(self.temp_disk()?));
         }
-        let Some(vm) = self.ctx.vm() else {
+        let Some(vm) = self.facts.vm.as_ref() else {
             return missing(NEEDS_VM);
         };
         let l = &vm.limits;
@@ -66,7 +66,7 @@ impl Env<'_> {
                 };
                 match x {
                     Some(x) => Ok(V::Num(x * factor)),
-                    None if self.ctx.disks().iter().all(|d| d.temp) => missing(NO_DISKS),
+                    None if self.facts.disks.iter().all(|d| d.temp) => missing(NO_DISKS),
                     None => missing(
                         "no disk's caps are known: give each disk's sku (or iops and mbps) in --topology",
                     ),
@@ -77,10 +77,10 @@ impl Env<'_> {
     }
 
     pub(super) fn field(&self, e: Elem, f: Field) -> R<V> {
-        let c = self.ctx;
+        let c = self.facts;
         match (e, f) {
             (Elem::Disk(i), Field::Disk(f)) => {
-                let Some(d) = c.disks().get(i) else { return missing("internal: disk") };
+                let Some(d) = c.disks.get(i) else { return missing("internal: disk") };
                 let l = &d.limits;
                 let what = self.label(e);
                 let need = |x: Option<f64>, factor: f64, desc: &str, how: &str| -> R<V> {
@@ -149,7 +149,7 @@ impl Env<'_> {
                 }
             }
             (Elem::Pool(i), Field::Pool(f)) => {
-                let Some(p) = c.pools().get(i) else { return missing("internal: pool") };
+                let Some(p) = c.pools.get(i) else { return missing("internal: pool") };
                 let l = &p.limits;
                 let what = self.label(e);
                 let caps = |x: Option<f64>, factor: f64| -> R<V> {
@@ -181,14 +181,14 @@ impl Env<'_> {
                 }
             }
             (Elem::Bench(i), Field::Bench(BenchField::HostCache)) => {
-                let Some(b) = c.benches().get(i) else { return missing("internal: bench") };
+                let Some(b) = c.benches.get(i) else { return missing("internal: bench") };
                 // The topology disk whose capture targets include the run's target (a
                 // DiskSpd file under `E:\`, fio's filename `/dev/sdc`).
                 // A striped volume (`F:` over its members) goes through its members' caches:
                 // the first cached member's, else None.
                 let pool_cache = || {
-                    let p = c.pools().iter().find(|p| p.targets.contains(&b.target))?;
-                    let caches = p.members.iter().filter_map(|m| c.disks().get(*m));
+                    let p = c.pools.iter().find(|p| p.targets.contains(&b.target))?;
+                    let caches = p.members.iter().filter_map(|m| c.disks.get(*m));
                     Some(
                         caches
                             .map(|d| d.limits.cache)
@@ -196,11 +196,8 @@ impl Env<'_> {
                             .unwrap_or(limits::Cache::None),
                     )
                 };
-                let disk_cache = c
-                    .disks()
-                    .iter()
-                    .find(|d| d.targets.contains(&b.target))
-                    .map(|d| d.limits.cache);
+                let disk_cache =
+                    c.disks.iter().find(|d| d.targets.contains(&b.target)).map(|d| d.limits.cache);
                 match disk_cache.or_else(pool_cache) {
                     Some(cache) => Ok(V::Cache(cache_mode(cache))),
                     None => missing(format!(
@@ -210,15 +207,15 @@ impl Env<'_> {
                 }
             }
             (Elem::Bench(i), Field::Bench(f)) => {
-                let Some(b) = c.benches().get(i) else { return missing("internal: bench") };
+                let Some(b) = c.benches.get(i) else { return missing("internal: bench") };
                 bench_field(b, f, &self.label(e))
             }
             (Elem::Target(i), Field::Target(f @ (TargetField::Disks | TargetField::MbpsCap))) => {
-                let Some(t) = c.targets().get(i) else { return missing("internal: target") };
+                let Some(t) = c.targets.get(i) else { return missing("internal: target") };
                 self.target_topology(t.id, f, &self.label(e))
             }
             (Elem::Target(i), Field::Target(f)) => {
-                let Some(t) = c.targets().get(i) else { return missing("internal: target") };
+                let Some(t) = c.targets.get(i) else { return missing("internal: target") };
                 Ok(V::Text(match f {
                     TargetField::Name => t.name.clone(),
                     TargetField::Disks | TargetField::MbpsCap => String::new(),
@@ -240,11 +237,11 @@ impl Env<'_> {
     /// `target.disks` and `target.mbps_cap`: the topology disks a capture target stands
     /// for (a pool's members when it is the pool's volume, else the one disk it matches).
     pub(super) fn target_topology(&self, id: TargetId, f: TargetField, what: &str) -> R<V> {
-        let c = self.ctx;
-        let (n, mbps) = if let Some(p) = c.pools().iter().find(|p| p.targets.contains(&id)) {
+        let c = self.facts;
+        let (n, mbps) = if let Some(p) = c.pools.iter().find(|p| p.targets.contains(&id)) {
             let sum = p.limits.sum_mbps.filter(|_| p.limits.unknown_members.is_empty());
             (p.members.len(), sum)
-        } else if let Some(d) = c.disks().iter().find(|d| !d.temp && d.targets.contains(&id)) {
+        } else if let Some(d) = c.disks.iter().find(|d| !d.temp && d.targets.contains(&id)) {
             (1, d.limits.mbps)
         } else {
             return missing(format!(

@@ -205,7 +205,7 @@ impl Env<'_> {
         };
         for t in targets {
             for d in dirs {
-                if let Some(x) = self.ctx.source_percentile(t, *d, p)
+                if let Some(x) = self.series.source_percentile(t, *d, p)
                     && x.is_finite()
                 {
                     return Ok(Some(x));
@@ -224,19 +224,19 @@ impl Env<'_> {
         body: &TExpr,
         filter: Option<&TExpr>,
     ) -> R<V> {
-        let ctx = self.ctx;
+        let facts = self.facts;
         let elems: Vec<Elem> = match over {
             Collection::Disks => {
-                if !ctx.has_topology() || ctx.disks().is_empty() {
+                if !facts.topology || facts.disks.is_empty() {
                     return missing(NO_DISKS);
                 }
-                (0..ctx.disks().len()).map(Elem::Disk).collect()
+                (0..facts.disks.len()).map(Elem::Disk).collect()
             }
-            Collection::Pools => (0..ctx.pools().len()).map(Elem::Pool).collect(),
-            Collection::Benches => (0..ctx.benches().len()).map(Elem::Bench).collect(),
+            Collection::Pools => (0..facts.pools.len()).map(Elem::Pool).collect(),
+            Collection::Benches => (0..facts.benches.len()).map(Elem::Bench).collect(),
             Collection::Targets => {
-                let v: Vec<Elem> = ctx
-                    .targets()
+                let v: Vec<Elem> = facts
+                    .targets
                     .iter()
                     .enumerate()
                     .filter(|(_, t)| is_storage(t.kind))
@@ -248,7 +248,7 @@ impl Env<'_> {
                 v
             }
             Collection::PoolMembers { of } => match self.subject(of)? {
-                Elem::Pool(i) => ctx.pools().get(i).map(|p| p.members.clone()).unwrap_or_default(),
+                Elem::Pool(i) => facts.pools.get(i).map(|p| p.members.clone()).unwrap_or_default(),
                 _ => return missing("internal: pool.members of another element"),
             }
             .into_iter()

@@ -1,4 +1,5 @@
-//! The evaluator: runs checked rules against a [`Context`] and produces findings and the
+//! The evaluator: runs checked rules against [`Facts`] and a [`SeriesSource`] and produces
+//! findings and the
 //! rules it could not evaluate, with what to provide.
 //!
 //! Semantics (docs/rule-language.md, "How rules are evaluated"):
@@ -13,7 +14,7 @@
 //! - a value interpolated in evidence or fix that is missing prints `n/a`: the finding
 //!   stands on its condition.
 
-mod context;
+mod facts;
 mod fields;
 mod format;
 mod functions;
@@ -25,8 +26,9 @@ use std::sync::{Arc, Mutex};
 
 use advisor_model::{Direction, Finding, Metric, NotEvaluated, TargetKind, Unit};
 
-pub use context::{
-    BenchInfo, Context, DiskInfo, PoolInfo, Series, StaticContext, TargetId, TargetInfo, VmInfo,
+pub use facts::{
+    BenchInfo, DiskInfo, Facts, MemorySeries, PoolInfo, Series, SeriesSource, TargetId, TargetInfo,
+    VmInfo,
 };
 
 use crate::ast::{BinaryOp, UnaryOp};
@@ -63,10 +65,12 @@ pub struct Outcome {
     pub not_evaluated: Vec<NotEvaluated>,
 }
 
-/// Evaluates every rule against `ctx`, rules in parallel, output sorted deterministically.
+/// Evaluates every rule against `facts` and `series`, rules in parallel, output sorted
+/// deterministically.
 pub fn evaluate<'r>(
     rules: impl IntoIterator<Item = &'r CheckedRule>,
-    ctx: &dyn Context,
+    facts: &Facts,
+    series: &dyn SeriesSource,
 ) -> Outcome {
     let rules: Vec<&CheckedRule> = rules.into_iter().collect();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8);
@@ -79,7 +83,7 @@ pub fn evaluate<'r>(
                 s.spawn(move || {
                     let mut o = Outcome::default();
                     for r in c {
-                        let one = evaluate_rule_with(r, ctx, cache);
+                        let one = evaluate_rule_with(r, facts, series, cache);
                         o.findings.extend(one.findings);
                         o.not_evaluated.extend(one.not_evaluated);
                     }
@@ -109,20 +113,20 @@ fn sort(o: &mut Outcome) {
 }
 
 /// The subjects a rule's scope is evaluated for, or why there are none.
-fn subjects(scope: Scope, ctx: &dyn Context) -> Result<Vec<Option<Elem>>, &'static str> {
+fn subjects(scope: Scope, facts: &Facts) -> Result<Vec<Option<Elem>>, &'static str> {
     let v: Vec<Option<Elem>> = match scope {
         Scope::Vm => return Ok(vec![None]),
-        Scope::Disk => ctx
-            .disks()
+        Scope::Disk => facts
+            .disks
             .iter()
             .enumerate()
             .filter(|(_, d)| !d.temp)
             .map(|(i, _)| Some(Elem::Disk(i)))
             .collect(),
-        Scope::Pool => (0..ctx.pools().len()).map(|i| Some(Elem::Pool(i))).collect(),
-        Scope::Bench => (0..ctx.benches().len()).map(|i| Some(Elem::Bench(i))).collect(),
-        Scope::Target => ctx
-            .targets()
+        Scope::Pool => (0..facts.pools.len()).map(|i| Some(Elem::Pool(i))).collect(),
+        Scope::Bench => (0..facts.benches.len()).map(|i| Some(Elem::Bench(i))).collect(),
+        Scope::Target => facts
+            .targets
             .iter()
             .enumerate()
             .filter(|(_, t)| is_storage(t.kind))
@@ -180,13 +184,18 @@ impl SeriesCache {
 }
 
 /// Evaluates one rule for every subject of its scope.
-pub fn evaluate_rule(rule: &CheckedRule, ctx: &dyn Context) -> Outcome {
-    evaluate_rule_with(rule, ctx, &SeriesCache::default())
+pub fn evaluate_rule(rule: &CheckedRule, facts: &Facts, series: &dyn SeriesSource) -> Outcome {
+    evaluate_rule_with(rule, facts, series, &SeriesCache::default())
 }
 
-fn evaluate_rule_with(rule: &CheckedRule, ctx: &dyn Context, cache: &SeriesCache) -> Outcome {
+fn evaluate_rule_with(
+    rule: &CheckedRule,
+    facts: &Facts,
+    series: &dyn SeriesSource,
+    cache: &SeriesCache,
+) -> Outcome {
     let mut out = Outcome::default();
-    let subs = match subjects(rule.scope, ctx) {
+    let subs = match subjects(rule.scope, facts) {
         Ok(s) => s,
         Err(reason) => {
             out.not_evaluated.push(NotEvaluated {
@@ -199,7 +208,7 @@ fn evaluate_rule_with(rule: &CheckedRule, ctx: &dyn Context, cache: &SeriesCache
     };
     let mut skipped: Vec<(String, String)> = Vec::new();
     for sub in &subs {
-        let mut env = Env::new(rule, ctx, *sub, cache);
+        let mut env = Env::new(rule, (facts, series), *sub, cache);
         let name = env.subject_name();
         match env.eval(&rule.when) {
             Ok(V::Bool(true)) => out.findings.push(env.finding(name)),
@@ -233,7 +242,8 @@ fn evaluate_rule_with(rule: &CheckedRule, ctx: &dyn Context, cache: &SeriesCache
 /// One rule evaluated for one subject.
 struct Env<'a> {
     rule: &'a CheckedRule,
-    ctx: &'a dyn Context,
+    facts: &'a Facts,
+    series: &'a dyn SeriesSource,
     cache: &'a SeriesCache,
     scope: Option<Elem>,
     overs: Vec<Elem>,
@@ -247,13 +257,14 @@ struct Env<'a> {
 impl<'a> Env<'a> {
     fn new(
         rule: &'a CheckedRule,
-        ctx: &'a dyn Context,
+        (facts, series): (&'a Facts, &'a dyn SeriesSource),
         scope: Option<Elem>,
         cache: &'a SeriesCache,
     ) -> Self {
         Env {
             rule,
-            ctx,
+            facts,
+            series,
             cache,
             scope,
             overs: Vec::new(),
@@ -271,12 +282,12 @@ impl<'a> Env<'a> {
     }
 
     fn elem_name(&self, e: Elem) -> String {
-        let c = self.ctx;
+        let c = self.facts;
         match e {
-            Elem::Disk(i) => c.disks().get(i).map(|d| d.limits.name.clone()),
-            Elem::Pool(i) => c.pools().get(i).map(|p| p.limits.name.clone()),
-            Elem::Bench(i) => c.benches().get(i).map(|b| b.name.clone()),
-            Elem::Target(i) => c.targets().get(i).map(|t| t.name.clone()),
+            Elem::Disk(i) => c.disks.get(i).map(|d| d.limits.name.clone()),
+            Elem::Pool(i) => c.pools.get(i).map(|p| p.limits.name.clone()),
+            Elem::Bench(i) => c.benches.get(i).map(|b| b.name.clone()),
+            Elem::Target(i) => c.targets.get(i).map(|t| t.name.clone()),
         }
         .unwrap_or_default()
     }
@@ -284,7 +295,7 @@ impl<'a> Env<'a> {
     /// How a reason names an element: "this disk" for the rule's own subject (the report
     /// shows which), else by name.
     fn label(&self, e: Elem) -> String {
-        let temp = matches!(e, Elem::Disk(i) if self.ctx.disks().get(i).is_some_and(|d| d.temp));
+        let temp = matches!(e, Elem::Disk(i) if self.facts.disks.get(i).is_some_and(|d| d.temp));
         if Some(e) == self.scope {
             return match e {
                 Elem::Disk(_) => "this disk",
@@ -458,10 +469,10 @@ impl<'a> Env<'a> {
     }
 
     fn temp_disk(&self) -> R<Elem> {
-        if !self.ctx.has_topology() {
+        if !self.facts.topology {
             return missing("needs the temp disk's name: set [vm] temp_disk in --topology");
         }
-        match self.ctx.disks().iter().position(|d| d.temp) {
+        match self.facts.disks.iter().position(|d| d.temp) {
             Some(i) => Ok(Elem::Disk(i)),
             None => missing("no temp disk in the topology: set [vm] temp_disk in --topology"),
         }
@@ -482,7 +493,7 @@ impl<'a> Env<'a> {
                 self.field(e, field)
             }
             Ref::Metric { of: Subject::Host, metric } => {
-                let Some(t) = self.ctx.host() else {
+                let Some(t) = self.facts.host else {
                     let (what, how) = metric_help(metric);
                     return missing(format!("needs {what} ({how})"));
                 };
@@ -497,10 +508,10 @@ impl<'a> Env<'a> {
 
     /// The capture targets behind an element, preferred first.
     fn elem_targets(&self, e: Elem) -> R<Vec<TargetId>> {
-        let c = self.ctx;
+        let c = self.facts;
         match e {
             Elem::Disk(i) => {
-                let Some(d) = c.disks().get(i) else { return missing("internal: disk") };
+                let Some(d) = c.disks.get(i) else { return missing("internal: disk") };
                 if d.targets.is_empty() {
                     let what = self.label(e);
                     let why = match &d.limits.pool {
@@ -515,9 +526,9 @@ impl<'a> Env<'a> {
                 }
                 Ok(d.targets.clone())
             }
-            Elem::Pool(i) => Ok(c.pools().get(i).map(|p| p.targets.clone()).unwrap_or_default()),
-            Elem::Bench(i) => Ok(c.benches().get(i).map(|b| vec![b.target]).unwrap_or_default()),
-            Elem::Target(i) => Ok(c.targets().get(i).map(|t| vec![t.id]).unwrap_or_default()),
+            Elem::Pool(i) => Ok(c.pools.get(i).map(|p| p.targets.clone()).unwrap_or_default()),
+            Elem::Bench(i) => Ok(c.benches.get(i).map(|b| vec![b.target]).unwrap_or_default()),
+            Elem::Target(i) => Ok(c.targets.get(i).map(|t| vec![t.id]).unwrap_or_default()),
         }
     }
 
@@ -527,7 +538,7 @@ impl<'a> Env<'a> {
     fn metric(&mut self, e: Elem, m: Metric, split: bool) -> R<V> {
         let name = self.label(e);
         if let Elem::Pool(i) = e
-            && self.ctx.pools().get(i).is_some_and(|p| p.targets.is_empty())
+            && self.facts.pools.get(i).is_some_and(|p| p.targets.is_empty())
         {
             return self.pool_from_members(i, m);
         }
@@ -555,12 +566,12 @@ impl<'a> Env<'a> {
 
     /// A pool member without targets of its own, as its share of the pool volume's series.
     fn member_share(&mut self, d: usize, m: Metric) -> Option<R<V>> {
-        let disk = self.ctx.disks().get(d)?;
+        let disk = self.facts.disks.get(d)?;
         if !disk.targets.is_empty() {
             return None;
         }
         let (pi, pool) =
-            self.ctx.pools().iter().enumerate().find(|(_, p)| p.members.contains(&d))?;
+            self.facts.pools.iter().enumerate().find(|(_, p)| p.members.contains(&d))?;
         if pool.targets.is_empty() || pool.members.is_empty() {
             return None;
         }
@@ -573,7 +584,7 @@ impl<'a> Env<'a> {
 
     /// A pool without a volume target: additive metrics summed over its members.
     fn pool_from_members(&mut self, i: usize, m: Metric) -> R<V> {
-        let Some(p) = self.ctx.pools().get(i) else { return missing("internal: pool") };
+        let Some(p) = self.facts.pools.get(i) else { return missing("internal: pool") };
         let (name, members) = (p.limits.name.clone(), p.members.clone());
         if !is_additive(m) || members.is_empty() {
             return missing(format!(
@@ -604,7 +615,7 @@ impl<'a> Env<'a> {
         if vals.is_empty() {
             return missing(format!("no samples of {} for {name}", m.name()));
         }
-        Ok(V::Nums(S { times, vals, interval: self.ctx.interval_s(t) }))
+        Ok(V::Nums(S { times, vals, interval: self.series.interval_s(t) }))
     }
 
     /// A target's series in stored units, finite points only: converted once per
@@ -615,7 +626,7 @@ impl<'a> Env<'a> {
         {
             return s.clone();
         }
-        let stored = self.ctx.series_columns(t, m).map(|(mut times, mut vals)| {
+        let stored = self.series.series_columns(t, m).map(|(mut times, mut vals)| {
             if vals.iter().any(|v| !v.is_finite()) {
                 let keep: Vec<bool> = vals.iter().map(|v| v.is_finite()).collect();
                 let mut k = keep.iter();

@@ -17,11 +17,11 @@ pub(crate) fn missing<T>(reason: impl Into<String>) -> R<T> {
 /// A collection element.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Elem {
-    /// Index into `Context::disks`.
+    /// Index into `Facts::disks`.
     Disk(usize),
     Pool(usize),
     Bench(usize),
-    /// Index into `Context::targets`.
+    /// Index into `Facts::targets`.
     Target(usize),
 }
 
