@@ -22,8 +22,8 @@ pub mod registry;
 pub mod types;
 
 pub use check::{
-    CheckedLet, CheckedParam, CheckedRule, Collection, Ref, RuleDoc, Subject, TExpr, TKind, TPart,
-    Value, check,
+    CheckedLet, CheckedParam, CheckedRule, Collection, Constant, Owner, Ref, RuleDoc, TypedExpr,
+    TypedExprKind, TypedPart, check,
 };
 pub use diag::{Diagnostic, Error, ErrorAt};
 pub use eval::{Facts, Outcome, SeriesSource, evaluate, evaluate_rule};
