@@ -1,6 +1,5 @@
 //! The evaluator: runs checked rules against [`Facts`] and a [`SeriesSource`] and produces
-//! findings and the
-//! rules it could not evaluate, with what to provide.
+//! findings and the rules it could not evaluate, with what to provide.
 //!
 //! Semantics (docs/rule-language.md, "How rules are evaluated"):
 //! - series with series align by timestamp (an inner join); series with scalar broadcast;
