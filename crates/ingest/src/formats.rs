@@ -16,7 +16,7 @@ use advisor_model::{Format, RawCapture};
 
 use crate::decode::{self, Decoding};
 use crate::error::{ErrorKind, IngestError};
-use crate::{diskspd, fio, iostat, perfmon, refusals};
+use crate::{diskspd, fio, iostat, perfmon, refusals, sar};
 
 /// Every input advisor recognises, in the order detection tries them: the first row that
 /// claims the input decides (a [`Sniff::Fallback`] claim only when no row does). The
@@ -36,8 +36,10 @@ pub const FORMATS: &[Entry] = &[
     Entry::Refuse(&refusals::JPEG),
     Entry::Refuse(&refusals::ELF),
     Entry::Refuse(&refusals::WINDOWS_EXE),
+    Entry::Refuse(&refusals::SA_BINARY),
     Entry::Refuse(&refusals::BINARY),
     Entry::Read(&perfmon::PerfmonCsv),
+    Entry::Read(&sar::SarText),
     Entry::Read(&iostat::IostatText),
     Entry::Refuse(&refusals::SADF_CSV),
     Entry::Refuse(&refusals::SADF_JSON),
@@ -45,7 +47,6 @@ pub const FORMATS: &[Entry] = &[
     Entry::Read(&diskspd::DiskspdXml),
     Entry::Read(&diskspd::DiskspdText),
     Entry::Read(&fio::FioJson),
-    Entry::Refuse(&refusals::SAR),
     Entry::Refuse(&refusals::DISKSTATS),
     Entry::Refuse(&refusals::FIO_TERSE),
     Entry::Refuse(&refusals::FIO_NORMAL),
@@ -313,7 +314,8 @@ mod tests {
             supported(),
             "PerfMon CSV (typeperf/relog), iostat text (iostat -x -t 1), iostat JSON \
              (iostat -x -t -o JSON 1), DiskSpd XML (-Rxml) or text, fio JSON \
-             (--output-format=json)"
+             (--output-format=json), sar text \
+             (sar -A, sar -d -p -u)"
         );
     }
 
@@ -351,11 +353,8 @@ mod tests {
                 .unwrap_err()
                 .contains("/proc/diskstats")
         );
-        assert!(
-            detect("22:53:58   tps rkB/s DEV\n22:53:59 1.0 2.0 vda\n")
-                .unwrap_err()
-                .contains("sar output")
-        );
+        assert_eq!(detect("22:53:58   tps rkB/s DEV\n22:53:59 1.0 2.0 vda\n"), Ok(sar::FORMAT));
+        assert!(detect("\u{96}\u{d5}").is_err());
         assert!(detect("").unwrap_err().contains("empty"));
         assert!(detect("hello world\n").unwrap_err().contains("none of the supported formats"));
     }

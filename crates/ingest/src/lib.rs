@@ -15,6 +15,7 @@ mod formats;
 pub mod iostat;
 pub mod perfmon;
 mod refusals;
+pub mod sar;
 
 pub use advisor_model::RawCapture;
 pub use error::{ErrorKind, IngestError};

@@ -65,11 +65,16 @@ pub(crate) const SADF_JSON: Refusal = Refusal {
 };
 
 /// sar: rows start with a time of day and carry a DEV/CPU column.
-pub(crate) const SAR: Refusal = Refusal {
-    looks_like: "sar output",
-    hint: Some(IOSTAT_HINT),
-    test: Test::Text(is_sar),
-    example: b"22:53:58   tps rkB/s DEV\n22:53:59 1.0 2.0 vda\n",
+/// A binary sysstat data file (`/var/log/sa/saDD`): its layout changes between sysstat
+/// versions, so it is converted on the host that wrote it.
+pub(crate) const SA_BINARY: Refusal = Refusal {
+    looks_like: "a binary sysstat data file (saDD)",
+    hint: Some(
+        "convert it to text on the host that wrote it (sysstat reads only its own version's \
+         files): `LC_ALL=C sar -A -f /var/log/sa/saDD > sarDD.txt`",
+    ),
+    test: Test::Magic(b"\x96\xd5"),
+    example: b"\x96\xd5\x75\x21\x0c\x06",
 };
 
 pub(crate) const DISKSTATS: Refusal = Refusal {
@@ -158,26 +163,6 @@ fn looks_binary(h: &Head<'_>) -> bool {
         })
         .count();
     bad * 20 > sample.len()
-}
-
-fn is_time_token(tok: &str) -> bool {
-    let b = tok.as_bytes();
-    b.len() == 8
-        && b[2] == b':'
-        && b[5] == b':'
-        && b.iter().enumerate().all(|(i, c)| i == 2 || i == 5 || c.is_ascii_digit())
-}
-
-fn is_sar(h: &Head<'_>) -> bool {
-    lines(h).iter().any(|l| {
-        let mut toks = l.split_whitespace();
-        let first = toks.next().unwrap_or("");
-        if !is_time_token(first) {
-            return false;
-        }
-        let rest: Vec<&str> = toks.filter(|t| *t != "AM" && *t != "PM").collect();
-        rest.iter().any(|t| matches!(*t, "DEV" | "CPU" | "IFACE" | "tps" | "%user" | "kbmemfree"))
-    })
 }
 
 fn is_diskstats(h: &Head<'_>) -> bool {

@@ -8,7 +8,7 @@
 //! Columns are mapped by name ([`columns::classify`]), never by position. Output units:
 //! IOPS, MiB/s (sysstat's kB and MB are 1024-based), ms, KiB, IOs, percent.
 
-mod columns;
+pub(crate) mod columns;
 mod json;
 mod json_stream;
 mod text;

@@ -1,0 +1,295 @@
+//! The sar text reader (see the module doc of [`super`]).
+
+use advisor_model::{CaptureMeta, Location, Metric, RawCapture, Table, TargetKind};
+use chrono::{NaiveDate, NaiveDateTime, NaiveTime, Timelike};
+
+use crate::IngestError;
+use crate::iostat::columns::{self, Column};
+
+/// sar's default interval (`sa1` from cron every 10 minutes).
+const COARSE_S: f64 = 60.0;
+
+/// Whether text looks like sar: a line `HH:MM:SS [AM|PM] <header>` naming a sar section.
+pub(crate) fn is_sar(text: &str) -> bool {
+    text.lines().take(400).any(|l| {
+        let toks: Vec<&str> = l.split_whitespace().collect();
+        let Some((_, rest)) = split_time(&toks) else { return false };
+        rest.iter().any(|t| matches!(*t, "DEV" | "CPU" | "IFACE" | "tps" | "%user" | "kbmemfree"))
+    })
+}
+
+/// The time at the start of a line's tokens, and the tokens after it.
+fn split_time<'t, 'a>(toks: &'t [&'a str]) -> Option<(NaiveTime, &'t [&'a str])> {
+    let first = toks.first()?;
+    let t = NaiveTime::parse_from_str(first, "%H:%M:%S").ok()?;
+    match toks.get(1).copied() {
+        Some(ap @ ("AM" | "PM")) => {
+            let h = t.hour();
+            if !(1..=12).contains(&h) {
+                return None;
+            }
+            let h24 = match (ap, h) {
+                ("AM", 12) => 0,
+                ("AM", h) => h,
+                ("PM", 12) => 12,
+                (_, h) => h + 12,
+            };
+            Some((t.with_hour(h24)?, toks.get(2..).unwrap_or(&[])))
+        }
+        _ => Some((t, toks.get(1..).unwrap_or(&[]))),
+    }
+}
+
+/// Old sar names iostat never printed.
+fn classify(name: &str) -> Column {
+    let sector = |metric| Column::Metric {
+        metric,
+        factor: 512.0 / (1024.0 * 1024.0),
+        unit_bytes: Some(512.0),
+    };
+    match name {
+        "rd_sec/s" => sector(Metric::ReadMbps),
+        "wr_sec/s" => sector(Metric::WriteMbps),
+        "DEV" => Column::Ignored,
+        _ => columns::classify(name),
+    }
+}
+
+/// Moves the date to the next day when the time goes back (midnight passed).
+fn roll(date: &mut Option<NaiveDate>, last: &mut Option<NaiveTime>, time: NaiveTime) {
+    if let Some(prev) = *last
+        && time < prev
+        && let Some(d) = *date
+    {
+        *date = d.succ_opt();
+    }
+    *last = Some(time);
+}
+
+/// The sysstat generation of a `DEV` header, for `meta.version`.
+fn layout(names: &[&str]) -> &'static str {
+    if names.contains(&"rd_sec/s") {
+        "sysstat <= 11 sar -d layout (rd_sec/s, wr_sec/s in 512-byte sectors, avgrq-sz)"
+    } else {
+        "sysstat 12+ sar -d layout (rkB/s, wkB/s, areq-sz, aqu-sz)"
+    }
+}
+
+enum Section {
+    Other,
+    Dev { cols: Vec<Column>, dev: usize },
+    Cpu { idle: Option<usize>, cpu: usize },
+}
+
+/// The banner: `Linux 6.1 (host) \t11/24/26 \t_x86_64_\t(2 CPU)`.
+fn banner(line: &str) -> Option<(Option<String>, Option<NaiveDate>)> {
+    let t = line.trim();
+    if !t.starts_with("Linux") || !t.contains('(') {
+        return None;
+    }
+    let open = t.find('(')?;
+    let close = open + t.get(open..)?.find(')')?;
+    let host = t.get(open + 1..close).map(str::trim).filter(|h| !h.is_empty()).map(str::to_owned);
+    let date = t.get(close + 1..)?.split_whitespace().find_map(|tok| {
+        ["%m/%d/%y", "%m/%d/%Y", "%Y-%m-%d", "%d/%m/%Y", "%d.%m.%Y"]
+            .iter()
+            .find_map(|f| NaiveDate::parse_from_str(tok, f).ok())
+    });
+    Some((host, date))
+}
+
+pub(crate) fn read(file: &str, text: &str) -> Result<RawCapture, IngestError> {
+    let mut meta = CaptureMeta::new(super::FORMAT);
+    let mut table = Table::default();
+    let mut host: Option<String> = None;
+    let mut date: Option<NaiveDate> = None;
+    let mut last: Option<NaiveTime> = None;
+    let mut section = Section::Other;
+    let mut times: Vec<i64> = Vec::new();
+    let mut restarts = 0usize;
+    // The banner's date: each section of `sar -A` starts again at the file's first time.
+    let mut day: Option<NaiveDate> = None;
+    let mut after_restart = false;
+    let mut ignored: Vec<String> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let no = i as u64 + 1;
+        if let Some((h, d)) = banner(line) {
+            if let Some(h) = &h {
+                meta.add_host(h);
+            }
+            host = h;
+            date = d;
+            day = d;
+            after_restart = false;
+            last = None;
+            section = Section::Other;
+            continue;
+        }
+        let toks: Vec<&str> = line.split_whitespace().collect();
+        if toks.is_empty() {
+            continue;
+        }
+        if toks.first().is_some_and(|t| t.starts_with("Average") || t.starts_with("Summary")) {
+            continue;
+        }
+        let Some((time, rest)) = split_time(&toks) else {
+            section = Section::Other;
+            continue;
+        };
+        if rest.iter().any(|t| t.eq_ignore_ascii_case("RESTART")) {
+            restarts += 1;
+            after_restart = true;
+            roll(&mut date, &mut last, time);
+            section = Section::Other;
+            continue;
+        }
+        let numeric = rest.iter().filter(|t| columns::parse_number(t).is_some()).count();
+        if numeric == 0
+            || rest.first().is_some_and(|t| *t == "DEV" || *t == "CPU")
+                && !rest.iter().skip(1).any(|t| columns::parse_number(t).is_some())
+        {
+            // A header line: a new section starts on the banner's date, unless it follows a
+            // restart marker (the same timeline goes on).
+            if after_restart {
+                after_restart = false;
+            } else {
+                date = day;
+                last = None;
+            }
+            roll(&mut date, &mut last, time);
+            section = if let Some(dev) = rest.iter().position(|t| *t == "DEV") {
+                let cols: Vec<Column> = rest.iter().map(|t| classify(t)).collect();
+                for (t, c) in rest.iter().zip(&cols) {
+                    if *c == Column::Unknown && !ignored.iter().any(|x| x == t) {
+                        ignored.push((*t).to_owned());
+                    }
+                }
+                if meta.version.is_none() {
+                    meta.version = Some(layout(rest).to_owned());
+                }
+                Section::Dev { cols, dev }
+            } else if let Some(cpu) = rest.iter().position(|t| *t == "CPU")
+                && rest.contains(&"%idle")
+            {
+                Section::Cpu { idle: rest.iter().position(|t| *t == "%idle"), cpu }
+            } else {
+                Section::Other
+            };
+            continue;
+        }
+        if matches!(section, Section::Other) {
+            continue;
+        }
+        // A data line: its time, on the banner's date, rolling over at midnight.
+        roll(&mut date, &mut last, time);
+        let ms = date.map(|d| NaiveDateTime::new(d, time).and_utc().timestamp_millis());
+        let ms = ms.or_else(|| Some((time - NaiveTime::MIN).num_milliseconds()));
+        if let Some(m) = ms
+            && times.last() != Some(&m)
+        {
+            times.push(m);
+        }
+        let col0 = |k: usize| -> u64 {
+            // 1-based char column of the k-th token after the time.
+            let tok = rest.get(k).copied().unwrap_or("");
+            let off = tok.as_ptr() as usize - line.as_ptr() as usize;
+            line.get(..off).map(|s| s.chars().count() as u64 + 1).unwrap_or(1)
+        };
+        match &section {
+            Section::Dev { cols, dev } => {
+                let Some(name) = rest.get(*dev) else {
+                    meta.warn(
+                        "skipped a device line without a device name",
+                        Some(Location::line(no, 1)),
+                    );
+                    continue;
+                };
+                if rest.len() != cols.len() {
+                    meta.warn(
+                        format!(
+                            "skipped a device line of {} fields under a header of {}",
+                            rest.len(),
+                            cols.len()
+                        ),
+                        Some(Location::line(no, 1)),
+                    );
+                    continue;
+                }
+                let mut values = Vec::new();
+                for (k, (tok, col)) in rest.iter().zip(cols).enumerate() {
+                    if k == *dev || !matches!(col, Column::Metric { .. }) {
+                        continue;
+                    }
+                    let conv = columns::parse_number(tok)
+                        .ok_or("not a number")
+                        .and_then(|n| columns::convert(*col, n));
+                    match conv {
+                        Ok(Some(v)) => values.push(v),
+                        Ok(None) => {}
+                        Err(why) => meta.warn(
+                            format!("skipped `{tok}` of device {name}: {why}"),
+                            Some(Location::line(no, col0(k))),
+                        ),
+                    }
+                }
+                let t = meta.target_index(name, TargetKind::Device, host.as_deref());
+                table.push_row(t, ms, &values);
+            }
+            Section::Cpu { idle, cpu } => {
+                if rest.get(*cpu) != Some(&"all") {
+                    continue;
+                }
+                let Some(k) = *idle else { continue };
+                match rest.get(k).and_then(|t| columns::parse_number(t)) {
+                    Some(n) if (0.0..=100.0).contains(&n.value) => {
+                        let t = meta.target_index(
+                            host.as_deref().unwrap_or("cpu"),
+                            TargetKind::Host,
+                            host.as_deref(),
+                        );
+                        table.push_row(t, ms, &[(Metric::CpuPct, 100.0 - n.value)]);
+                    }
+                    _ => meta.warn(
+                        "skipped a CPU line whose %idle is not a percentage",
+                        Some(Location::line(no, col0(k))),
+                    ),
+                }
+            }
+            Section::Other => {}
+        }
+    }
+    if table.is_empty() {
+        return Err(IngestError::invalid(
+            file,
+            None,
+            "no sar block-device (`DEV`) or CPU (`%idle`) section with data: capture with \
+             `sar -d -p -u 1` or convert a daily file with `LC_ALL=C sar -A -f saDD`",
+        ));
+    }
+    meta.ignored = ignored;
+    if date.is_none() {
+        meta.notes.push(
+            "no banner line with a date (`Linux ... (host) date`): times are of day only".into(),
+        );
+    }
+    if restarts > 0 {
+        meta.notes.push(format!(
+            "{restarts} `LINUX RESTART` marker(s): the machine rebooted during the capture"
+        ));
+    }
+    let mut diffs: Vec<i64> = times.windows(2).map(|w| w[1] - w[0]).filter(|d| *d > 0).collect();
+    diffs.sort_unstable();
+    if let Some(m) = diffs.get(diffs.len() / 2) {
+        let s = *m as f64 / 1000.0;
+        meta.interval_s = Some(s);
+        if s >= COARSE_S {
+            meta.notes.push(format!(
+                "coarse interval ({s:.0} s; sar's daily files default to 600 s): each sample is an average \
+                 over the interval, so short bursts and throttling at a cap are hidden; an \
+                 average at 80% of a cap means load near the cap for most of the interval. \
+                 Capture at 1 s (`sar -d -p -u 1` or `iostat -x -t 1`) to see throttling"
+            ));
+        }
+    }
+    Ok(RawCapture { meta, table, since_boot: None })
+}
