@@ -110,6 +110,10 @@ pub(crate) fn read(file: &str, text: &str) -> Result<RawCapture, IngestError> {
     // The banner's date: each section of `sar -A` starts again at the file's first time.
     let mut day: Option<NaiveDate> = None;
     let mut after_restart = false;
+    // The time of the first header after the banner: a header at that time starts another
+    // section of `sar -A` (same day again); any other header continues the timeline (live
+    // `sar 1` repeats the header every interval, across midnight too).
+    let mut start: Option<NaiveTime> = None;
     let mut ignored: Vec<String> = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let no = i as u64 + 1;
@@ -121,6 +125,7 @@ pub(crate) fn read(file: &str, text: &str) -> Result<RawCapture, IngestError> {
             date = d;
             day = d;
             after_restart = false;
+            start = None;
             last = None;
             section = Section::Other;
             continue;
@@ -150,12 +155,14 @@ pub(crate) fn read(file: &str, text: &str) -> Result<RawCapture, IngestError> {
         {
             // A header line: a new section starts on the banner's date, unless it follows a
             // restart marker (the same timeline goes on).
-            if after_restart {
-                after_restart = false;
-            } else {
+            if start.is_none() {
+                start = Some(time);
+            }
+            if !after_restart && start == Some(time) {
                 date = day;
                 last = None;
             }
+            after_restart = false;
             roll(&mut date, &mut last, time);
             section = if let Some(dev) = rest.iter().position(|t| *t == "DEV") {
                 let cols: Vec<Column> = rest.iter().map(|t| classify(t)).collect();
