@@ -21,7 +21,6 @@ fn must_refuse(rel: &Path) -> bool {
         || s.contains(".normal.")
         || s.contains(".terse.")
         || s.contains("stderr")
-        || s.contains("/sar_")
         || s.contains("/sadf_")
         || s.contains("proc_diskstats")
         || s.contains("fio-error-only")

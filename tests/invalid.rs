@@ -65,6 +65,7 @@ fn expected(name: &str) -> (i32, &'static str) {
         "perfmon-header-only.csv" => (2, "a header but no data lines"),
         "perfmon-stand-in.blg" => (2, "relog capture.blg -f csv"),
         "single-line-3mb.csv" => (2, "a header but no data lines"),
+        "sar-binary-sa24" => (2, "LC_ALL=C sar -A -f /var/log/sa/saDD"),
         "diskspd-zero-duration.txt" | "diskspd-zero-duration.xml" => {
             (0, "no usable test time; IOPS and MB/s cannot be computed")
         }
