@@ -137,6 +137,9 @@ pub struct Disk {
     pub iops: Option<f64>,
     pub mbps: Option<f64>,
     pub bursting: Option<bool>,
+    /// The disk's LUN on the VM, when a topology or document says (the key Azure
+    /// Monitor's per-disk metrics use).
+    pub lun: Option<u32>,
 }
 
 /// A striped volume.
@@ -434,6 +437,7 @@ fn resolve_disk(
         iops: d.iops,
         mbps: d.mbps,
         bursting: d.bursting,
+        lun: d.lun,
     })
 }
 
