@@ -425,17 +425,21 @@ fn malformed_multipart_is_a_4xx_problem_never_a_500_or_a_hang() {
     cases.push(("a garbled part head", form_headers(garbled.len()), garbled, 400, "multipart"));
     let no_capture = form(&[("vm", "", b"Standard_DS13_v2")]);
     cases.push(("no capture part", form_headers(no_capture.len()), no_capture, 400, "no capture"));
+    // Several topology parts are merged; an `az` error answer among them is refused by name.
+    let az_error =
+        std::fs::read(repo().join("fixtures/topologies/documents/invalid/az-error.json"))
+            .unwrap_or_default();
     let two_topologies = form(&[
         ("capture", "capture.csv", &capture),
         ("topology", "a.toml", &topology),
-        ("topology", "b.toml", &topology),
+        ("topology", "az-vm.json", &az_error),
     ]);
     cases.push((
-        "two topology parts",
+        "a topology part that is an az error answer",
         form_headers(two_topologies.len()),
         two_topologies,
-        400,
-        "one topology",
+        422,
+        "az-vm.json:2:12: at $.error: the document is an error answer",
     ));
     cases.push(("an empty body", form_headers(0), Vec::new(), 400, "multipart"));
     cases.push((

@@ -16,6 +16,8 @@ pub(crate) struct Fact<T> {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct AzDisk {
     pub(crate) os: bool,
+    /// Where the disk's entry is (its storage-profile entry or disk resource).
+    pub(crate) at: Option<Src>,
     pub(crate) lun: Option<Fact<u32>>,
     /// The disk resource's name.
     pub(crate) name: Option<Fact<String>>,
@@ -118,6 +120,7 @@ pub(crate) fn imds(root: &Node<'_>) -> Result<VmFacts, TopologyError> {
 /// An entry of a storage profile (IMDS or `az vm show`): lun, name, size, caching, type.
 fn profile_disk(n: &Node<'_>) -> Result<AzDisk, TopologyError> {
     let mut d = AzDisk {
+        at: Some(n.src()),
         lun: match n.get("lun") {
             Some(l) => l.whole()?.map(|x| fact(&l, x)),
             None => None,
@@ -176,6 +179,7 @@ pub(crate) fn az_disks(root: &Node<'_>) -> Result<Vec<AzDisk>, TopologyError> {
             None => None,
         };
         out.push(AzDisk {
+            at: Some(n.src()),
             os: n.get("osType").is_some(),
             name: text_fact(&n, "name")?,
             id: text_fact(&n, "id")?.map(|f| f.v),

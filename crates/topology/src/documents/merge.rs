@@ -128,7 +128,12 @@ pub(crate) fn merge(
                 let (name, src) = guest_name(g, &guest.letters);
                 subject = name.clone();
                 let why = match (&g.lun, d.os) {
-                    (Some(l), false) => format!("{} (LUN {})", from(&src), l.v),
+                    (Some(l), false) if l.src.file == src.file => {
+                        format!("{} (LUN {})", from(&src), l.v)
+                    }
+                    (Some(l), false) => {
+                        format!("{}, the disk at LUN {} ({})", from(&src), l.v, from(&l.src))
+                    }
                     _ => from(&src),
                 };
                 o.name = Some(Val::str(&name, why));
@@ -155,7 +160,10 @@ pub(crate) fn merge(
                 let lun = d.lun.as_ref().map_or(0, |l| l.v);
                 let name = format!("lun{lun}");
                 subject = name.clone();
-                o.name = Some(Val::str(&name, "no guest disk map: named by its LUN"));
+                o.name = Some(Val::str(
+                    &name,
+                    "NOT MAPPED: no guest disk map says which device this LUN is; named by its LUN",
+                ));
                 out.notes.push(note(
                     "unmapped-lun",
                     &name,
@@ -168,7 +176,8 @@ pub(crate) fn merge(
             o.lun = Some(Val::of(l.v.to_string(), from(&l.src)));
         }
         if d.os {
-            o.role = Some(Val::str("os", "the VM's osDisk"));
+            let at = d.at.as_ref().map_or_else(|| "the VM's osDisk".to_owned(), from);
+            o.role = Some(Val::str("os", at));
         }
         if let Some(c) = &d.caching {
             o.cache = Some(Val::str(&c.v, from(&c.src)));
@@ -692,7 +701,12 @@ fn vm_figures(vm: &VmSpec) -> Vec<(String, String)> {
 
 fn line(s: &mut String, key: &str, v: &Option<Val>) {
     if let Some(v) = v {
-        let _ = writeln!(s, "# from {}", v.from.replace('\n', " "));
+        let from = v.from.replace('\n', " ");
+        if from.starts_with("ASSUMED") || from.starts_with("NOT MAPPED") {
+            let _ = writeln!(s, "# {from}");
+        } else {
+            let _ = writeln!(s, "# from {from}");
+        }
         let _ = writeln!(s, "{key} = {}", v.lit);
     }
 }
