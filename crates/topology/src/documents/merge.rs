@@ -550,8 +550,13 @@ fn sku(
                 return Ok(());
             };
             let mut row = by_size;
+            // `file: $.a (Premium_LRS) + $.b (200 GiB) -> P15`: the file once when it is one.
+            let size_at = match &d.account_type {
+                Some(t) if t.src.file == size.src.file => size.src.path.clone(),
+                _ => from(&size.src),
+            };
             let mut why =
-                format!("{type_src} + {} ({} GiB) -> {}", size.src, num(size.v), by_size.name);
+                format!("{type_src} + {size_at} ({} GiB) -> {}", num(size.v), by_size.name);
             if let Some(t) = &d.tier
                 && let Ok(SkuRef::Row(tr)) = catalog.resolve_sku(&t.v)
                 && tr.kind == k

@@ -107,7 +107,7 @@ fn classify(name: &str, text: &str) -> Result<(DocumentKind, Classified), Topolo
             ),
         ));
     }
-    if trimmed.starts_with('{') || trimmed.starts_with('[') {
+    if trimmed.starts_with('{') || (trimmed.starts_with('[') && !toml_header(trimmed)) {
         let value: Value = match serde_json::from_str(trimmed) {
             Ok(v) => v,
             Err(e) => {
@@ -125,6 +125,15 @@ fn classify(name: &str, text: &str) -> Result<(DocumentKind, Classified), Topolo
         return Ok((DocumentKind::AzureScsiLinks, Classified { value: None }));
     }
     Ok((DocumentKind::Contract, Classified { value: None }))
+}
+
+/// The text opens with a TOML table header (`[vm]`, `[[disk]]`), not a JSON array.
+fn toml_header(t: &str) -> bool {
+    let first = t.lines().next().unwrap_or("").split('#').next().unwrap_or("").trim();
+    let inner = first.trim_start_matches('[').trim_end_matches(']').trim();
+    first.ends_with(']')
+        && !inner.is_empty()
+        && inner.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ' '))
 }
 
 fn looks_like_contract_text(t: &str) -> bool {
