@@ -3,7 +3,9 @@
 
 use std::fmt::Write as _;
 
-use crate::catalog::{Catalog, DiskKind, DiskSku, SkuRef};
+use advisor_model::limits::DiskKind;
+
+use crate::catalog::{Catalog, DiskSku, SkuRef};
 use crate::error::{ErrorKind, TopologyError};
 use crate::names::name_keys;
 use crate::spec::{FileSpec, PoolSpec, VmSpec};
