@@ -17,7 +17,7 @@ use std::sync::{Arc, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::{BOUNDARY, multipart, scenario};
+use common::{BOUNDARY, multipart, repo, scenario};
 use serde_json::Value;
 
 /// No single exchange takes longer than this; a read that waits longer fails the test.

@@ -1,5 +1,8 @@
-//! The topology and catalog as a user meets them through the real binary: `advisor catalog`
-//! and the errors `advisor analyze --topology` gives for a bad file.
+//! The topology and catalog as a user meets them through the real binary: `advisor catalog`,
+//! the errors `advisor analyze --topology` gives for a bad file, and `advisor topology` on
+//! Azure's and the guest's own documents.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

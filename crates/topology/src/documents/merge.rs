@@ -393,6 +393,8 @@ fn az_disks(all: &[Facts], vm: &VmFacts, notes: &mut Vec<TopologyWarning>) -> Ve
 }
 
 /// Fills what `e` lacks from `d`; a disagreement is a note (the first source is kept).
+// Figures compare exactly: two documents that agree print the same number.
+#[allow(clippy::float_cmp)]
 fn fill(e: &mut AzDisk, d: &AzDisk, notes: &mut Vec<TopologyWarning>) {
     macro_rules! take {
         ($f:ident) => {
@@ -453,7 +455,7 @@ fn kind_of(account_type: &str) -> Option<DiskKind> {
 
 /// The billed SKU: the smallest of the kind's sizes that holds the disk (Azure rounds up),
 /// or the performance tier when it is set above that.
-fn billed<'c>(catalog: &'c Catalog, kind: DiskKind, gib: f64) -> Option<&'c DiskSku> {
+fn billed(catalog: &Catalog, kind: DiskKind, gib: f64) -> Option<&DiskSku> {
     catalog
         .disks_of(kind)
         .into_iter()
