@@ -220,3 +220,22 @@ fn odd_input_never_panics() {
         );
     }
 }
+
+#[test]
+fn every_fixture_cut_short_is_an_error_or_a_topology_never_a_panic() {
+    let c = catalog();
+    for set in ["ds13v2-windows", "nvme-ultra-v2-linux", "tier-scsi-linux"] {
+        for (name, text) in docs(&[set]) {
+            let mut cut = 0;
+            while cut < text.len() {
+                if text.is_char_boundary(cut) {
+                    let short = vec![(name.clone(), text[..cut].to_owned())];
+                    if let Err(e) = Topology::from_documents(&short, &c) {
+                        assert!(e.to_string().starts_with(&name), "{name} cut at {cut}: {e}");
+                    }
+                }
+                cut += 3;
+            }
+        }
+    }
+}

@@ -233,6 +233,12 @@ pub(crate) fn windows_disks(root: &Node<'_>) -> Result<GuestFacts, TopologyError
             size_bytes: n.get("Size").and_then(|s| s.v.as_f64()),
         });
     }
+    // Get-PhysicalDisk has no IsBoot: disk 0 is the OS disk, Windows' documented default.
+    if !facts.disks.iter().any(|d| d.role.is_some())
+        && let Some(d) = facts.disks.iter_mut().find(|d| d.number == Some(0))
+    {
+        d.role = Some(Fact { v: GuestRole::Os, src: d.device.src.clone() });
+    }
     // Data disks sit on their own SCSI adapter (the OS and temp disks share the first);
     // a disk on the OS disk's adapter that is not the OS disk is the temp disk.
     let os_adapter = facts
@@ -328,6 +334,32 @@ fn drive_letter(n: &Node<'_>) -> Result<Option<String>, TopologyError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn get_physical_disk_without_is_boot_takes_disk_0_as_the_os_disk() {
+        let text = r#"[
+ {"DeviceId": "0", "FriendlyName": "Virtual HD", "PhysicalLocation": "Integrated : Adapter 0 : Port 0 : Target 0 : LUN 0"},
+ {"DeviceId": "1", "FriendlyName": "Virtual HD", "PhysicalLocation": "Integrated : Adapter 0 : Port 0 : Target 1 : LUN 0"},
+ {"DeviceId": "2", "FriendlyName": "Msft Virtual Disk", "PhysicalLocation": "Integrated : Adapter 1 : Port 0 : Target 0 : LUN 2"}
+]"#;
+        let v: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+        let Ok(f) = windows_disks(&Node::root("pd.json", text, &v)) else { panic!("refused") };
+        let got: Vec<(String, Option<GuestRole>, Option<u32>)> = f
+            .disks
+            .iter()
+            .map(|d| {
+                (d.device.v.clone(), d.role.as_ref().map(|r| r.v), d.lun.as_ref().map(|l| l.v))
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("disk0".to_owned(), Some(GuestRole::Os), None),
+                ("disk1".to_owned(), Some(GuestRole::Temp), None),
+                ("disk2".to_owned(), Some(GuestRole::Data), Some(2)),
+            ]
+        );
+    }
 
     #[test]
     fn locations_and_nvme_names() {
