@@ -100,6 +100,10 @@ pub struct Topology {
     pub pools: Vec<Pool>,
     /// Validation findings (more disks than allowed, caching where unsupported, ...).
     pub warnings: Vec<TopologyWarning>,
+    /// For a topology merged from several documents: each fact (`vm.size`, `disk E:.sku`)
+    /// and the document and JSON path it came from. Empty for a topology file read alone.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<(String, String)>,
     /// Premium SSD v2 / Ultra per-disk maxima and baseline, for the limits.
     #[serde(skip)]
     pub(crate) provisioned_rules: ProvisionedRules,
@@ -152,6 +156,7 @@ impl Topology {
             disks: Vec::new(),
             pools: Vec::new(),
             warnings: Vec::new(),
+            sources: Vec::new(),
             provisioned_rules: ProvisionedRules::from(catalog),
         }
     }

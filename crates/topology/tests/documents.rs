@@ -88,6 +88,16 @@ fn ds13_v2_from_imds_and_get_disk_is_the_seed_topology() {
     };
     assert_eq!(summary(&t), summary(&seed));
     assert_eq!(t.disk("E:").and_then(|d| d.lun), Some(0));
+    // Each merged fact remembers its source.
+    let source = |k: &str| t.sources.iter().find(|(key, _)| key == k).map(|(_, s)| s.as_str());
+    assert_eq!(
+        source("disk E:.sku"),
+        Some(
+            "ds13v2-windows/imds.json: $.compute.storageProfile.dataDisks[0].managedDisk.storageAccountType (Premium_LRS) + $.compute.storageProfile.dataDisks[0].diskSizeGB (1024 GiB) -> P30"
+        )
+    );
+    assert_eq!(source("vm.temp_disk"), Some("ds13v2-windows/get-partition.json: $[2].DriveLetter"));
+    assert!(seed.sources.is_empty());
     assert_eq!(t.disk("C:").and_then(|d| d.lun), None);
 }
 

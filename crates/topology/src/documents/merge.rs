@@ -80,7 +80,7 @@ fn note(code: &'static str, subject: &str, message: String, fix: &str) -> Topolo
 pub(crate) fn merge(
     all: &[Facts],
     catalog: &Catalog,
-) -> Result<(String, Vec<TopologyWarning>), TopologyError> {
+) -> Result<(String, Vec<TopologyWarning>, Vec<(String, String)>), TopologyError> {
     let mut out = Out::default();
     let vm = vm_facts(all, &mut out.notes);
     let guest = guest_facts(all);
@@ -269,7 +269,8 @@ pub(crate) fn merge(
             apply_contract(&mut out, &c.file, &c.spec);
         }
     }
-    Ok((emit(&out), out.notes))
+    let sources = sources(&out);
+    Ok((emit(&out), out.notes, sources))
 }
 
 fn vm_facts(all: &[Facts], notes: &mut Vec<TopologyWarning>) -> VmFacts {
@@ -718,6 +719,42 @@ fn line(s: &mut String, key: &str, v: &Option<Val>) {
         }
         let _ = writeln!(s, "{key} = {}", v.lit);
     }
+}
+
+/// Each written fact and its source: (`vm.size`, `disk E:.sku`, ...) -> `file: $.path`.
+fn sources(out: &Out) -> Vec<(String, String)> {
+    let mut v = Vec::new();
+    for (k, val) in [("vm.size", &out.size), ("vm.temp_disk", &out.temp_disk)] {
+        if let Some(x) = val {
+            v.push((k.to_owned(), x.from.clone()));
+        }
+    }
+    for (k, x) in &out.vm_extra {
+        v.push((format!("vm.{k}"), x.from.clone()));
+    }
+    for d in &out.disks {
+        let Some(name) = &d.name else { continue };
+        let name = toml::from_str::<toml::Table>(&format!("x = {}", name.lit))
+            .ok()
+            .and_then(|t| t.get("x").and_then(|x| x.as_str()).map(str::to_owned))
+            .unwrap_or_default();
+        for (k, val) in [
+            ("name", &d.name),
+            ("lun", &d.lun),
+            ("sku", &d.sku),
+            ("cache", &d.cache),
+            ("role", &d.role),
+            ("iops", &d.iops),
+            ("mbps", &d.mbps),
+            ("bursting", &d.bursting),
+            ("write_accelerator", &d.write_accelerator),
+        ] {
+            if let Some(x) = val {
+                v.push((format!("disk {name}.{k}"), x.from.clone()));
+            }
+        }
+    }
+    v
 }
 
 /// The contract's TOML, a comment above each fact.

@@ -79,6 +79,8 @@ pub struct Merged {
     pub toml: String,
     /// Overridden facts, assumed device names, disks no source explains.
     pub notes: Vec<TopologyWarning>,
+    /// Each fact and where it came from: (`disk E:.sku`, `imds.json: $.compute...`).
+    pub sources: Vec<(String, String)>,
 }
 
 /// The detected kind of one document; a bad document is a located error.
@@ -281,8 +283,8 @@ pub fn merge_documents(
         all.push(facts);
     }
     let origin = docs.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(" + ");
-    let (toml, notes) = merge::merge(&all, catalog)?;
-    Ok(Merged { origin, kinds, toml, notes })
+    let (toml, notes, sources) = merge::merge(&all, catalog)?;
+    Ok(Merged { origin, kinds, toml, notes, sources })
 }
 
 impl Topology {
@@ -304,6 +306,7 @@ impl Topology {
             spec::parse(&merged.origin, &merged.toml, SourceFormat::Toml).map_err(relabel)?;
         let mut t = crate::topology::resolve(&parsed, catalog).map_err(relabel)?;
         t.warnings.splice(0..0, merged.notes);
+        t.sources = merged.sources;
         Ok(t)
     }
 }
