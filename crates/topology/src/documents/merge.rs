@@ -77,10 +77,10 @@ fn note(code: &'static str, subject: &str, message: String, fix: &str) -> Topolo
     TopologyWarning { code, subject: subject.to_owned(), message, fix: fix.to_owned() }
 }
 
-pub(crate) fn merge(
-    all: &[Facts],
-    catalog: &Catalog,
-) -> Result<(String, Vec<TopologyWarning>, Vec<(String, String)>), TopologyError> {
+/// The merge: the TOML, its notes, and each fact's source.
+pub(crate) type Merge = (String, Vec<TopologyWarning>, Vec<(String, String)>);
+
+pub(crate) fn merge(all: &[Facts], catalog: &Catalog) -> Result<Merge, TopologyError> {
     let mut out = Out::default();
     let vm = vm_facts(all, &mut out.notes);
     let guest = guest_facts(all);
