@@ -1,8 +1,5 @@
 //! Merging the documents' facts into one topology, written as the contract's TOML with the
 //! source of each fact in a comment.
-
-use std::fmt::Write as _;
-
 use advisor_model::limits::DiskKind;
 
 use crate::catalog::{Catalog, DiskSku, SkuRef};
@@ -13,15 +10,16 @@ use crate::topology::TopologyWarning;
 
 use super::Facts;
 use super::azure::{AzDisk, VmFacts};
+use super::emit;
 use super::guest::{GuestDisk, GuestFacts, GuestRole, Letter};
 use super::node::Src;
 
 /// A value to write, with the comment saying where it came from.
 #[derive(Debug, Clone, PartialEq)]
-struct Val {
+pub(super) struct Val {
     /// The TOML literal.
-    lit: String,
-    from: String,
+    pub(super) lit: String,
+    pub(super) from: String,
 }
 
 impl Val {
@@ -33,7 +31,7 @@ impl Val {
     }
 }
 
-fn quote(s: &str) -> String {
+pub(super) fn quote(s: &str) -> String {
     toml::Value::String(s.to_owned()).to_string()
 }
 
@@ -47,30 +45,30 @@ fn from(src: &Src) -> String {
 
 /// A disk as it will be written.
 #[derive(Debug, Clone, Default)]
-struct OutDisk {
-    name: Option<Val>,
-    lun: Option<Val>,
-    sku: Option<Val>,
-    cache: Option<Val>,
-    role: Option<Val>,
-    iops: Option<Val>,
-    mbps: Option<Val>,
-    bursting: Option<Val>,
-    write_accelerator: Option<Val>,
+pub(super) struct OutDisk {
+    pub(super) name: Option<Val>,
+    pub(super) lun: Option<Val>,
+    pub(super) sku: Option<Val>,
+    pub(super) cache: Option<Val>,
+    pub(super) role: Option<Val>,
+    pub(super) iops: Option<Val>,
+    pub(super) mbps: Option<Val>,
+    pub(super) bursting: Option<Val>,
+    pub(super) write_accelerator: Option<Val>,
     /// For joining the contract's disks.
-    lun_num: Option<u32>,
-    os: bool,
+    pub(super) lun_num: Option<u32>,
+    pub(super) os: bool,
 }
 
 #[derive(Debug, Default)]
-struct Out {
-    size: Option<Val>,
-    temp_disk: Option<Val>,
+pub(super) struct Out {
+    pub(super) size: Option<Val>,
+    pub(super) temp_disk: Option<Val>,
     /// The contract's `[vm]` figure overrides, written as given.
-    vm_extra: Vec<(String, Val)>,
-    disks: Vec<OutDisk>,
-    pools: Vec<(String, PoolSpec)>,
-    notes: Vec<TopologyWarning>,
+    pub(super) vm_extra: Vec<(String, Val)>,
+    pub(super) disks: Vec<OutDisk>,
+    pub(super) pools: Vec<(String, PoolSpec)>,
+    pub(super) notes: Vec<TopologyWarning>,
 }
 
 fn note(code: &'static str, subject: &str, message: String, fix: &str) -> TopologyWarning {
@@ -269,8 +267,8 @@ pub(crate) fn merge(all: &[Facts], catalog: &Catalog) -> Result<Merge, TopologyE
             apply_contract(&mut out, &c.file, &c.spec);
         }
     }
-    let sources = sources(&out);
-    Ok((emit(&out), out.notes, sources))
+    let sources = emit::sources(&out);
+    Ok((emit::emit(&out), out.notes, sources))
 }
 
 fn vm_facts(all: &[Facts], notes: &mut Vec<TopologyWarning>) -> VmFacts {
@@ -707,100 +705,4 @@ fn vm_figures(vm: &VmSpec) -> Vec<(String, String)> {
         }
     }
     v
-}
-
-fn line(s: &mut String, key: &str, v: &Option<Val>) {
-    if let Some(v) = v {
-        let from = v.from.replace('\n', " ");
-        if from.starts_with("ASSUMED") || from.starts_with("NOT MAPPED") {
-            let _ = writeln!(s, "# {from}");
-        } else {
-            let _ = writeln!(s, "# from {from}");
-        }
-        let _ = writeln!(s, "{key} = {}", v.lit);
-    }
-}
-
-/// Each written fact and its source: (`vm.size`, `disk E:.sku`, ...) -> `file: $.path`.
-fn sources(out: &Out) -> Vec<(String, String)> {
-    let mut v = Vec::new();
-    for (k, val) in [("vm.size", &out.size), ("vm.temp_disk", &out.temp_disk)] {
-        if let Some(x) = val {
-            v.push((k.to_owned(), x.from.clone()));
-        }
-    }
-    for (k, x) in &out.vm_extra {
-        v.push((format!("vm.{k}"), x.from.clone()));
-    }
-    for d in &out.disks {
-        let Some(name) = &d.name else { continue };
-        let name = toml::from_str::<toml::Table>(&format!("x = {}", name.lit))
-            .ok()
-            .and_then(|t| t.get("x").and_then(|x| x.as_str()).map(str::to_owned))
-            .unwrap_or_default();
-        for (k, val) in [
-            ("name", &d.name),
-            ("lun", &d.lun),
-            ("sku", &d.sku),
-            ("cache", &d.cache),
-            ("role", &d.role),
-            ("iops", &d.iops),
-            ("mbps", &d.mbps),
-            ("bursting", &d.bursting),
-            ("write_accelerator", &d.write_accelerator),
-        ] {
-            if let Some(x) = val {
-                v.push((format!("disk {name}.{k}"), x.from.clone()));
-            }
-        }
-    }
-    v
-}
-
-/// The contract's TOML, a comment above each fact.
-fn emit(out: &Out) -> String {
-    let mut s = String::from(
-        "# Topology merged by `advisor topology`: correct what is wrong and pass it again\n\
-         # with --topology. Each fact says where it came from.\n",
-    );
-    for n in &out.notes {
-        let _ = writeln!(s, "# NOTE {}: {}", n.subject, n.message);
-    }
-    if out.size.is_some() || out.temp_disk.is_some() {
-        s.push_str("\n[vm]\n");
-        line(&mut s, "size", &out.size);
-        line(&mut s, "temp_disk", &out.temp_disk);
-        for (k, v) in &out.vm_extra {
-            line(&mut s, k, &Some(v.clone()));
-        }
-    }
-    for d in &out.disks {
-        if d.name.is_none() {
-            continue;
-        }
-        s.push_str("\n[[disk]]\n");
-        line(&mut s, "name", &d.name);
-        line(&mut s, "lun", &d.lun);
-        line(&mut s, "sku", &d.sku);
-        line(&mut s, "cache", &d.cache);
-        line(&mut s, "role", &d.role);
-        line(&mut s, "iops", &d.iops);
-        line(&mut s, "mbps", &d.mbps);
-        line(&mut s, "bursting", &d.bursting);
-        line(&mut s, "write_accelerator", &d.write_accelerator);
-    }
-    for (file, p) in &out.pools {
-        s.push_str("\n[[pool]]\n");
-        let _ = writeln!(s, "# from {file}");
-        let _ = writeln!(s, "name = {}", quote(&p.name));
-        let members: Vec<String> = p.disks.iter().map(|d| quote(d)).collect();
-        let _ = writeln!(s, "disks = [{}]", members.join(", "));
-        if let Some(c) = p.columns {
-            let _ = writeln!(s, "columns = {c}");
-        }
-        if let Some(i) = p.interleave_kib {
-            let _ = writeln!(s, "interleave_kib = {i}");
-        }
-    }
-    s
 }

@@ -9,6 +9,7 @@
 //! so `advisor topology` output fed back gives the same topology.
 
 mod azure;
+mod emit;
 mod guest;
 mod merge;
 mod node;
