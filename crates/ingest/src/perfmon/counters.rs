@@ -240,24 +240,72 @@ fn node_total(instance: &str) -> bool {
 /// Turns the header cells into the columns to read, and records in `meta` the hosts,
 /// targets, ignored counters, warnings and notes. `headers[0]` is the time column.
 pub fn plan(headers: &[String], header_line: u64, meta: &mut CaptureMeta) -> Vec<PlannedColumn> {
-    let mut seen: HashMap<&str, usize> = HashMap::new();
-    let mut duplicates: Vec<(usize, &str)> = Vec::new();
-    let mut localized: Vec<(&'static str, String)> = Vec::new();
-    let mut candidates: Vec<Candidate<'_>> = Vec::new();
-    let mut not_paths = 0usize;
+    let mut scan = scan_headers(headers, meta);
+    drop_numa_nodes(&mut scan.candidates, meta);
+    let winners = settle(&scan.candidates);
+    let (columns, fallback_queue, fallback_disk_time) =
+        planned_columns(headers, &scan.candidates, &winners, meta);
+    if fallback_queue {
+        meta.notes.push(
+            "queue_depth comes from Current Disk Queue Length where no Avg. Disk Queue Length \
+             was captured: an instant value at each sample, not an average over the interval"
+                .to_owned(),
+        );
+    }
+    if fallback_disk_time {
+        meta.notes.push(
+            "busy_pct comes from % Disk Time (capped at 100) where no % Idle Time was captured"
+                .to_owned(),
+        );
+    }
+    warn_duplicates(&scan.duplicates, meta);
+    if !scan.localized.is_empty() {
+        meta.warn(
+            localized_message(&scan.localized, columns.is_empty()),
+            Some(Location::line(header_line, 1)),
+        );
+    }
+    if scan.not_paths > 0 {
+        meta.warn(
+            format!("{} header cell(s) are not PerfMon counter paths (\\\\HOST\\Object(Instance)\\Counter); ignored", scan.not_paths),
+            Some(Location::line(header_line, 1)),
+        );
+    }
+    columns
+}
 
+/// What the header cells are, one by one.
+struct Scan<'a> {
+    /// Counters advisor reads, each with the target and metric it would give.
+    candidates: Vec<Candidate<'a>>,
+    /// Cells that repeat an earlier cell: (index, cell).
+    duplicates: Vec<(usize, &'a str)>,
+    /// Counters of known objects under a localized name: (language, counter).
+    localized: Vec<(&'static str, String)>,
+    /// Cells that are not counter paths.
+    not_paths: usize,
+}
+
+fn scan_headers<'a>(headers: &'a [String], meta: &mut CaptureMeta) -> Scan<'a> {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    let mut scan = Scan {
+        candidates: Vec::new(),
+        duplicates: Vec::new(),
+        localized: Vec::new(),
+        not_paths: 0,
+    };
     for (index, header) in headers.iter().enumerate().skip(1) {
         let h = header.trim();
         if h.is_empty() {
             continue;
         }
         if seen.contains_key(h) {
-            duplicates.push((index, h));
+            scan.duplicates.push((index, h));
             continue;
         }
         seen.insert(h, index);
         let Some(path) = parse_counter_path(h) else {
-            not_paths += 1;
+            scan.not_paths += 1;
             meta.ignore(h);
             continue;
         };
@@ -266,69 +314,90 @@ pub fn plan(headers: &[String], header_line: u64, meta: &mut CaptureMeta) -> Vec
         }
         let Some(object) = known_object(path.object) else {
             if let Some(lang) = localized_language(path.object, path.counter) {
-                localized.push((lang, path.generic()));
+                scan.localized.push((lang, path.generic()));
             }
             meta.ignore(path.generic());
             continue;
         };
-        let host_name = path.host.unwrap_or("local").to_owned();
-        let mapped = match object {
-            Object::PhysicalDisk | Object::LogicalDisk => {
-                match (path.instance, disk_counter(path.counter)) {
-                    (Some(inst), Some((metric, convert, rank))) if !inst.trim().is_empty() => {
-                        let (name, kind) = disk_target(object, inst);
-                        Some((name, kind, metric, convert, rank))
-                    }
-                    _ => None,
-                }
+        match map_counter(object, &path) {
+            Mapped::Column(name, kind, metric, convert, rank) => {
+                scan.candidates.push(Candidate { index, path, name, kind, metric, convert, rank })
             }
-            Object::Processor => {
-                let total = path.counter.trim().eq_ignore_ascii_case("% Processor Time");
-                match path.instance.map(str::trim) {
-                    Some("_Total") if total => {
-                        Some((host_name, TargetKind::Host, Metric::CpuPct, Convert::Scale(1.0), 0))
-                    }
-                    Some(i) if total && node_total(i) => {
-                        Some((host_name, TargetKind::Host, Metric::CpuPct, Convert::Scale(1.0), 1))
-                    }
-                    _ => None,
-                }
-            }
-            Object::Memory => memory_counter(path.counter).map(|(metric, convert, rank)| {
-                (host_name, TargetKind::Host, metric, convert, rank)
-            }),
-            // A paging file's use belongs to the volume that holds it (the LogicalDisk
-            // instance of the same drive), so that rules find it on the OS disk or the temp
-            // disk. `% Usage Peak` (the peak since boot) and `_Total` are not used.
-            Object::PagingFile => {
-                let usage = path.counter.trim().eq_ignore_ascii_case("% Usage");
-                if path.instance.is_some_and(|i| i.trim().eq_ignore_ascii_case("_Total")) {
-                    // Named with its instance: `Paging File(*)\% Usage` would read as if
-                    // the per-file usage were not used.
-                    meta.ignore(path.short());
-                    continue;
-                }
-                match path.instance.and_then(pagefile_volume) {
-                    Some(volume) if usage => Some((
-                        volume,
-                        TargetKind::Volume,
-                        Metric::PagefileUsagePct,
-                        Convert::Scale(1.0),
-                        0,
-                    )),
-                    _ => None,
-                }
-            }
-        };
-        match mapped {
-            Some((name, kind, metric, convert, rank)) => {
-                candidates.push(Candidate { index, path, name, kind, metric, convert, rank })
-            }
-            None => meta.ignore(path.generic()),
+            Mapped::Unread => meta.ignore(path.generic()),
+            // Named with its instance: `Paging File(*)\% Usage` would read as if the
+            // per-file usage were not used.
+            Mapped::UnreadInstance => meta.ignore(path.short()),
         }
     }
+    scan
+}
 
-    // NUMA node totals stand for the machine only when there is a single node.
+/// What a counter of a known object gives.
+enum Mapped {
+    /// Target name and kind, metric, conversion, rank (the lowest wins a conflict).
+    Column(String, TargetKind, Metric, Convert, u8),
+    /// Not read.
+    Unread,
+    /// Not read, and listed with its instance.
+    UnreadInstance,
+}
+
+fn map_counter(object: Object, path: &CounterPath<'_>) -> Mapped {
+    let host_name = || path.host.unwrap_or("local").to_owned();
+    let mapped = match object {
+        Object::PhysicalDisk | Object::LogicalDisk => {
+            match (path.instance, disk_counter(path.counter)) {
+                (Some(inst), Some((metric, convert, rank))) if !inst.trim().is_empty() => {
+                    let (name, kind) = disk_target(object, inst);
+                    Some((name, kind, metric, convert, rank))
+                }
+                _ => None,
+            }
+        }
+        Object::Processor => {
+            let total = path.counter.trim().eq_ignore_ascii_case("% Processor Time");
+            match path.instance.map(str::trim) {
+                Some("_Total") if total => {
+                    Some((host_name(), TargetKind::Host, Metric::CpuPct, Convert::Scale(1.0), 0))
+                }
+                Some(i) if total && node_total(i) => {
+                    Some((host_name(), TargetKind::Host, Metric::CpuPct, Convert::Scale(1.0), 1))
+                }
+                _ => None,
+            }
+        }
+        Object::Memory => memory_counter(path.counter)
+            .map(|(metric, convert, rank)| (host_name(), TargetKind::Host, metric, convert, rank)),
+        // A paging file's use belongs to the volume that holds it (the LogicalDisk
+        // instance of the same drive), so that rules find it on the OS disk or the temp
+        // disk. `% Usage Peak` (the peak since boot) and `_Total` are not used.
+        Object::PagingFile => {
+            let usage = path.counter.trim().eq_ignore_ascii_case("% Usage");
+            if path.instance.is_some_and(|i| i.trim().eq_ignore_ascii_case("_Total")) {
+                return Mapped::UnreadInstance;
+            }
+            match path.instance.and_then(pagefile_volume) {
+                Some(volume) if usage => Some((
+                    volume,
+                    TargetKind::Volume,
+                    Metric::PagefileUsagePct,
+                    Convert::Scale(1.0),
+                    0,
+                )),
+                _ => None,
+            }
+        }
+    };
+    match mapped {
+        Some((name, kind, metric, convert, rank)) => {
+            Mapped::Column(name, kind, metric, convert, rank)
+        }
+        None => Mapped::Unread,
+    }
+}
+
+/// NUMA node totals stand for the machine only when there is a single node.
+fn drop_numa_nodes(candidates: &mut Vec<Candidate<'_>>, meta: &mut CaptureMeta) {
     let mut nodes: HashMap<Option<&str>, Vec<&str>> = HashMap::new();
     for c in candidates.iter().filter(|c| c.metric == Metric::CpuPct && c.rank == 1) {
         let list = nodes.entry(c.path.host).or_default();
@@ -346,7 +415,11 @@ pub fn plan(headers: &[String], header_line: u64, meta: &mut CaptureMeta) -> Vec
         }
         keep
     });
+}
 
+/// The candidates read, in order: per (host, target, metric) the lowest rank wins, then
+/// the first.
+fn settle(candidates: &[Candidate<'_>]) -> Vec<usize> {
     // An instance whose average read and write queues are both captured has its average
     // total queue (their sum, derived later): the instant Current Disk Queue Length is
     // then not needed either.
@@ -367,7 +440,6 @@ pub fn plan(headers: &[String], header_line: u64, meta: &mut CaptureMeta) -> Vec
         })
         .collect();
 
-    // Settle conflicts: per (host, target, metric) the lowest rank wins, then the first.
     let mut best: HashMap<(Option<&str>, &str, TargetKind, Metric), usize> = HashMap::new();
     for (i, c) in candidates.iter().enumerate() {
         if c.rank == 2 && avg_parts[i] {
@@ -383,6 +455,17 @@ pub fn plan(headers: &[String], header_line: u64, meta: &mut CaptureMeta) -> Vec
     }
     let mut winners: Vec<usize> = best.values().copied().collect();
     winners.sort_unstable();
+    winners
+}
+
+/// The columns of the winning candidates (the others are recorded as ignored), and
+/// whether a queue depth or busy_pct came from a fallback counter.
+fn planned_columns(
+    headers: &[String],
+    candidates: &[Candidate<'_>],
+    winners: &[usize],
+    meta: &mut CaptureMeta,
+) -> (Vec<PlannedColumn>, bool, bool) {
     let mut fallback_queue = false;
     let mut fallback_disk_time = false;
     let mut columns = Vec::with_capacity(winners.len());
@@ -418,55 +501,32 @@ pub fn plan(headers: &[String], header_line: u64, meta: &mut CaptureMeta) -> Vec
             convert: c.convert,
         });
     }
+    (columns, fallback_queue, fallback_disk_time)
+}
 
-    if fallback_queue {
-        meta.notes.push(
-            "queue_depth comes from Current Disk Queue Length where no Avg. Disk Queue Length \
-             was captured: an instant value at each sample, not an average over the interval"
-                .to_owned(),
-        );
-    }
-    if fallback_disk_time {
-        meta.notes.push(
-            "busy_pct comes from % Disk Time (capped at 100) where no % Idle Time was captured"
-                .to_owned(),
-        );
-    }
-    if let Some(&(index, name)) = duplicates.first() {
-        let mut names: Vec<String> = Vec::new();
-        for (_, d) in &duplicates {
-            let short = parse_counter_path(d).map_or_else(|| (*d).to_owned(), |p| p.short());
-            if !names.contains(&short) {
-                names.push(short);
-            }
+/// One warning for the header cells that repeat.
+fn warn_duplicates(duplicates: &[(usize, &str)], meta: &mut CaptureMeta) {
+    let Some(&(index, name)) = duplicates.first() else { return };
+    let mut names: Vec<String> = Vec::new();
+    for (_, d) in duplicates {
+        let short = parse_counter_path(d).map_or_else(|| (*d).to_owned(), |p| p.short());
+        if !names.contains(&short) {
+            names.push(short);
         }
-        let shown: Vec<String> = names.iter().take(8).map(|n| format!("`{n}`")).collect();
-        let more =
-            if names.len() > 8 { format!(" and {} more", names.len() - 8) } else { String::new() };
-        meta.warn(
-            format!(
-                "{} column name(s) repeat in the header ({}{more}): the first column of each \
-                 name is used, the repeats (first at column {}) are ignored",
-                duplicates.len(),
-                shown.join(", "),
-                index + 1
-            ),
-            Some(Location::column(name)),
-        );
     }
-    if !localized.is_empty() {
-        meta.warn(
-            localized_message(&localized, columns.is_empty()),
-            Some(Location::line(header_line, 1)),
-        );
-    }
-    if not_paths > 0 {
-        meta.warn(
-            format!("{not_paths} header cell(s) are not PerfMon counter paths (\\\\HOST\\Object(Instance)\\Counter); ignored"),
-            Some(Location::line(header_line, 1)),
-        );
-    }
-    columns
+    let shown: Vec<String> = names.iter().take(8).map(|n| format!("`{n}`")).collect();
+    let more =
+        if names.len() > 8 { format!(" and {} more", names.len() - 8) } else { String::new() };
+    meta.warn(
+        format!(
+            "{} column name(s) repeat in the header ({}{more}): the first column of each \
+             name is used, the repeats (first at column {}) are ignored",
+            duplicates.len(),
+            shown.join(", "),
+            index + 1
+        ),
+        Some(Location::column(name)),
+    );
 }
 
 /// The one message about localized counter names.
