@@ -569,15 +569,7 @@ pub(super) fn read(file: &str, text: &str) -> Result<RawCapture, IngestError> {
         } else if let Some(rest) =
             t.strip_prefix("Results for timespan").or_else(|| t.strip_prefix("Results for job"))
         {
-            let end = (i + 1..lines.len())
-                .find(|&k| {
-                    let t = lines.get(k).map_or("", |l| l.trim());
-                    t.starts_with("Results for ")
-                        || t == "Input parameters:"
-                        || t.starts_with("Command Line:")
-                        || t == "Totals:"
-                })
-                .unwrap_or(lines.len());
+            let end = results_end(&lines, i);
             let mut run = parse_results(&lines, i, end, &mut meta);
             run.number = runs.len() + 1;
             run.host = host.clone();
@@ -587,26 +579,7 @@ pub(super) fn read(file: &str, text: &str) -> Result<RawCapture, IngestError> {
                 .find(|s| s.number.is_some() && s.number == number)
                 .or(if spans.len() == 1 { spans.first() } else { None });
             apply_settings(&mut run, span, cmd.as_ref());
-            if run.targets.is_empty() {
-                meta.warn(
-                    format!("run {} has no IO table (the file is truncated?); skipped", run.number),
-                    run.location.clone(),
-                );
-            } else if run.targets.iter().any(|t| t.read.is_none() || t.write.is_none()) {
-                // A cut Read IO table would give partial read figures: keep the totals only.
-                for t in &mut run.targets {
-                    t.read = None;
-                    t.write = None;
-                }
-                meta.warn(
-                    format!(
-                        "run {} lacks its Read IO or Write IO table (the file is truncated?); \
-                         only totals are given",
-                        run.number
-                    ),
-                    run.location.clone(),
-                );
-            }
+            check_tables(&mut run, &mut meta);
             runs.push(run);
             i = end;
             continue;
@@ -640,6 +613,43 @@ pub(super) fn read(file: &str, text: &str) -> Result<RawCapture, IngestError> {
         );
     }
     build(file, meta, runs)
+}
+
+/// The line after the `Results for` block starting at line `start`.
+fn results_end(lines: &[&str], start: usize) -> usize {
+    (start + 1..lines.len())
+        .find(|&k| {
+            let t = lines.get(k).map_or("", |l| l.trim());
+            t.starts_with("Results for ")
+                || t == "Input parameters:"
+                || t.starts_with("Command Line:")
+                || t == "Totals:"
+        })
+        .unwrap_or(lines.len())
+}
+
+/// Warns about a run without IO tables, or without its Read IO or Write IO table (then
+/// only its totals are kept: a cut table would give partial figures).
+fn check_tables(run: &mut Run, meta: &mut CaptureMeta) {
+    if run.targets.is_empty() {
+        meta.warn(
+            format!("run {} has no IO table (the file is truncated?); skipped", run.number),
+            run.location.clone(),
+        );
+    } else if run.targets.iter().any(|t| t.read.is_none() || t.write.is_none()) {
+        for t in &mut run.targets {
+            t.read = None;
+            t.write = None;
+        }
+        meta.warn(
+            format!(
+                "run {} lacks its Read IO or Write IO table (the file is truncated?); \
+                 only totals are given",
+                run.number
+            ),
+            run.location.clone(),
+        );
+    }
 }
 
 /// Gives each result target its configured settings (input parameters first, then the
