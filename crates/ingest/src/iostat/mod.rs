@@ -5,8 +5,9 @@
 //! an [`Assembler`] as they go, which builds the [`RawCapture`]: the first report of each
 //! run is the average since boot and goes to `since_boot`, the others form the time
 //! series. The JSON reader is one module folder: `json/values.rs` (JSON values without a
-//! tree of the document), `json/document.rs` (the document's layout into reports),
-//! `json/mod.rs` (text around the document, a document cut short).
+//! tree of the document), `json/report.rs` (one report), `json/document.rs` (the
+//! document's layout: hosts and their reports), `json/mod.rs` (text around the document,
+//! a document cut short).
 //!
 //! Columns are mapped by name ([`columns::classify`]), never by position. Output units:
 //! IOPS, MiB/s (sysstat's kB and MB are 1024-based), ms, KiB, IOs, percent.

@@ -2,12 +2,14 @@
 //! "timestamp"?, "avg-cpu"?, "disk": [{"disk_device", ...}]}]}]}}`.
 //!
 //! One reader, in layers: [`values`] reads JSON values without building a tree of the
-//! document, [`document`] walks the document's layout into reports, and this module deals
+//! document, [`report`] reads one report (`statistics` entry), [`document`] walks the
+//! document's layout (hosts, their reports) into the assembler, and this module deals
 //! with the text around it: text before or after the document, and a document cut short
 //! (iostat killed mid-write), which keeps its complete `statistics` entries: the text is
 //! trimmed after the last complete entry and the open brackets are closed.
 
 mod document;
+mod report;
 mod values;
 
 use advisor_model::{CaptureMeta, Location, RawCapture, Warning};
@@ -175,7 +177,7 @@ mod tests {
 
     #[test]
     fn paths_quote_odd_keys() {
-        use document::key_path;
+        use report::key_path;
         assert_eq!(key_path("$.a", "r/s"), "$.a[\"r/s\"]");
         assert_eq!(key_path("$.a", "disk"), "$.a.disk");
         assert_eq!(key_path("$.a", "avg-cpu"), "$.a[\"avg-cpu\"]");

@@ -211,3 +211,19 @@ macro_rules! scalars_call {
     };
 }
 pub(super) use scalars_call;
+
+/// Implements `DeserializeSeed` (with `deserialize_any`) for a visitor type `$t<'_, 'de>`.
+macro_rules! seed {
+    ($t:ident) => {
+        impl<'de> serde::de::DeserializeSeed<'de> for $t<'_, 'de> {
+            type Value = <Self as serde::de::Visitor<'de>>::Value;
+            fn deserialize<D: serde::de::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> Result<Self::Value, D::Error> {
+                d.deserialize_any(self)
+            }
+        }
+    };
+}
+pub(super) use seed;
