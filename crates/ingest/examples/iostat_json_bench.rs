@@ -33,19 +33,36 @@ fn main() {
 
 fn read(path: &str) -> Result<(), String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let cpu0 = cpu_ticks();
     let t0 = Instant::now();
     let raw = advisor_ingest::iostat::read_json(path, &text).map_err(|e| e.to_string())?;
     let secs = t0.elapsed().as_secs_f64();
+    let cpu = cpu_ticks().zip(cpu0).map(|(b, a)| b.saturating_sub(a));
     println!(
-        "read {:.1} MB in {secs:.3} s ({:.0} MB/s): {} rows, {} targets, {} warnings; peak RSS {} KiB",
+        "read {:.1} MB in {secs:.3} s ({:.0} MB/s, CPU {} ticks of 10 ms): {} rows, {} targets, \
+         {} warnings; peak RSS {} KiB",
         text.len() as f64 / 1e6,
         text.len() as f64 / 1e6 / secs,
+        cpu.map_or("?".to_owned(), |t| t.to_string()),
         raw.table.len(),
         raw.meta.targets.len(),
         raw.meta.warnings.len(),
         peak_rss_kib()
     );
     Ok(())
+}
+
+/// User + system CPU time of this process in clock ticks (`/proc/self/stat`), which a
+/// loaded machine does not inflate as it does the wall time.
+fn cpu_ticks() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command name (which is in parentheses): utime is the 14th
+    // field of the line, stime the 15th.
+    let rest = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let utime: u64 = fields.get(11)?.parse().ok()?;
+    let stime: u64 = fields.get(12)?.parse().ok()?;
+    Some(utime + stime)
 }
 
 fn peak_rss_kib() -> u64 {
