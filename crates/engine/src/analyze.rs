@@ -58,6 +58,7 @@ pub(crate) fn run(
         warnings.extend(t.warnings.iter().map(ToString::to_string));
         warnings.extend(ctx.matching.warnings.iter().map(ToString::to_string));
     }
+    warnings.extend(ctx.platform.notes.iter().cloned());
     let t = Instant::now();
     let series = series::sampled(&ctx, settings.chart_points);
     let curves = curves(captures);
@@ -113,6 +114,7 @@ fn kind_name(k: TargetKind) -> &'static str {
         TargetKind::Benchmark => "benchmark",
         TargetKind::Aggregate => "aggregate",
         TargetKind::Host => "host",
+        TargetKind::Platform => "platform",
     }
 }
 

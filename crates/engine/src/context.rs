@@ -28,6 +28,8 @@ pub(crate) struct EngineContext<'a> {
     pub(crate) matched: Vec<Option<String>>,
     /// Per entry of `targets`: the disk it stands for (index into `disks`).
     pub(crate) disk_of: Vec<Option<usize>>,
+    /// Guest clocks aligned to UTC and joined to Azure Monitor's targets.
+    pub(crate) platform: crate::platform::Platform,
 }
 
 /// The order in which a disk's targets are preferred: the physical disk first.
@@ -123,10 +125,12 @@ impl<'a> EngineContext<'a> {
             matched: vec![None; targets.len()],
             disk_of: vec![None; targets.len()],
             targets,
+            platform: Default::default(),
         };
         if let Some(t) = topology {
             ctx.tie(t, &busy);
         }
+        ctx.platform = crate::platform::join(captures, &ctx.targets, &ctx.disks);
         ctx
     }
 
@@ -264,8 +268,19 @@ impl Context for EngineContext<'_> {
     /// for as long as the rules run, and a second copy for the whole analysis would cost
     /// memory on a day of samples.
     fn series(&self, target: TargetId, metric: Metric) -> Option<Arc<Series>> {
+        if let Some(s) = self.platform.derived.get(&(target, metric)) {
+            return Some(Arc::new(s.clone()));
+        }
+        let shift = self.platform.shift_ms.get(target.capture).copied().unwrap_or(0);
         self.capture(target)
             .map(|c| c.series(target.target, metric))
+            .map(|s| {
+                if shift == 0 {
+                    s
+                } else {
+                    s.into_iter().map(|(t, v)| (t.map(|t| t + shift), v)).collect()
+                }
+            })
             .filter(|s| !s.is_empty())
             .map(Arc::new)
     }
@@ -274,7 +289,14 @@ impl Context for EngineContext<'_> {
         target: TargetId,
         metric: Metric,
     ) -> Option<(Vec<Option<i64>>, Vec<f64>)> {
-        let (times, vals) = self.capture(target)?.series_columns(target.target, metric);
+        if let Some(s) = self.platform.derived.get(&(target, metric)) {
+            return Some(s.iter().copied().unzip());
+        }
+        let (mut times, vals) = self.capture(target)?.series_columns(target.target, metric);
+        let shift = self.platform.shift_ms.get(target.capture).copied().unwrap_or(0);
+        if shift != 0 {
+            times.iter_mut().flatten().for_each(|t| *t += shift);
+        }
         (!vals.is_empty()).then_some((times, vals))
     }
     fn source_percentile(&self, target: TargetId, direction: Direction, pct: f64) -> Option<f64> {

@@ -12,6 +12,7 @@
 mod analyze;
 mod context;
 mod inspect;
+mod platform;
 mod series;
 mod session;
 mod sources;

@@ -216,11 +216,20 @@ impl Env<'_> {
                 let Some(t) = c.targets().get(i) else { return missing("internal: target") };
                 self.target_topology(t.id, f, &self.label(e))
             }
+            (Elem::Target(i), Field::Target(TargetField::Budget)) => {
+                let Some(t) = c.targets().get(i) else { return missing("internal: target") };
+                match platform_budget(t) {
+                    Some(b) => Ok(V::Text(b.to_owned())),
+                    None => missing(format!("{} is not an Azure Monitor budget", t.name)),
+                }
+            }
             (Elem::Target(i), Field::Target(f)) => {
                 let Some(t) = c.targets().get(i) else { return missing("internal: target") };
                 Ok(V::Text(match f {
                     TargetField::Name => t.name.clone(),
-                    TargetField::Disks | TargetField::MbpsCap => String::new(),
+                    TargetField::Disks | TargetField::MbpsCap | TargetField::Budget => {
+                        String::new()
+                    }
                     TargetField::Kind => match t.kind {
                         TargetKind::Disk => "disk",
                         TargetKind::Volume => "volume",
@@ -228,6 +237,7 @@ impl Env<'_> {
                         TargetKind::Benchmark => "benchmark",
                         TargetKind::Aggregate => "aggregate",
                         TargetKind::Host => "host",
+                        TargetKind::Platform => "platform",
                     }
                     .to_owned(),
                 }))
@@ -330,4 +340,19 @@ fn bench_field(b: &BenchInfo, f: BenchField, label: &str) -> R<V> {
         // Answered by the caller, which knows the topology's disks.
         BenchField::HostCache => missing("internal: bench.host_cache"),
     }
+}
+
+/// The budget a platform target meters, from the name the Azure Monitor reader gives it
+/// (`VM cached`, `VM uncached`, `VM disks`, else a disk; scale sets prefix `NAME: `).
+fn platform_budget(t: &super::TargetInfo) -> Option<&'static str> {
+    if t.kind != TargetKind::Platform {
+        return None;
+    }
+    let base = t.name.rsplit(": ").next().unwrap_or(&t.name);
+    Some(match base {
+        "VM cached" => "vm cached",
+        "VM uncached" => "vm uncached",
+        "VM disks" => "vm disks",
+        _ => "disk",
+    })
 }

@@ -91,6 +91,28 @@ impl Env<'_> {
                 }
                 _ => missing(self.no_interval(args)),
             },
+            (Builtin::Longest | Builtin::Runs | Builtin::Spans, Some(cond), _, _) => {
+                let s = match cond {
+                    V::Bools(s) if !s.is_empty() => s,
+                    V::Bool(false) if b == Builtin::Runs => return Ok(V::Num(0.0)),
+                    V::Bool(false) if b == Builtin::Longest => return Ok(V::Num(0.0)),
+                    _ => return missing(format!("no samples in `{}`", self.src(&args[0]))),
+                };
+                let Some(iv) = s.interval_s() else { return missing(self.no_interval(args)) };
+                let runs = value::runs(&s, iv);
+                Ok(match b {
+                    Builtin::Longest => V::Num(value::longest_run_s(&s, iv)),
+                    Builtin::Runs => V::Num(runs.len() as f64),
+                    _ => V::Text(value::spans_text(&runs, iv)),
+                })
+            }
+            (Builtin::During, Some(V::Nums(x)), Some(V::Bools(c)), _) => {
+                let kept = x.join(&c, |v, keep| if keep { v } else { f64::NAN }).finite();
+                if kept.is_empty() {
+                    return missing(format!("`{}` never holds", self.src(&args[1])));
+                }
+                Ok(V::Nums(kept))
+            }
             (Builtin::Min2, Some(x), Some(y), _) => num_op(x, y, f64::min),
             (Builtin::Max2, Some(x), Some(y), _) => num_op(x, y, f64::max),
             (Builtin::Abs, Some(x), _, _) => match x {

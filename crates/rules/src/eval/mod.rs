@@ -54,6 +54,9 @@ pub const NO_BENCH: &str = "no benchmark in the inputs: add a fio JSON or DiskSp
 /// The reason for target rules without disk, volume or device targets.
 pub const NO_TARGETS: &str = "no disk, volume or device targets in the captures";
 
+/// The reason for platform rules without Azure Monitor metrics.
+pub const NO_PLATFORM: &str = "no Azure Monitor metrics in the inputs: add the JSON of `az monitor metrics list --resource VM_ID --interval PT1M --metrics \"VM Cached IOPS Consumed Percentage\" ... --output json`";
+
 /// Findings and rules not evaluated.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Outcome {
@@ -121,11 +124,12 @@ fn subjects(scope: Scope, ctx: &dyn Context) -> Result<Vec<Option<Elem>>, &'stat
             .collect(),
         Scope::Pool => (0..ctx.pools().len()).map(|i| Some(Elem::Pool(i))).collect(),
         Scope::Bench => (0..ctx.benches().len()).map(|i| Some(Elem::Bench(i))).collect(),
-        Scope::Target => ctx
+        Scope::Target | Scope::Platform => ctx
             .targets()
             .iter()
             .enumerate()
-            .filter(|(_, t)| is_storage(t.kind))
+            .filter(|(_, t)| (scope == Scope::Platform) == (t.kind == TargetKind::Platform))
+            .filter(|(_, t)| t.kind == TargetKind::Platform || is_storage(t.kind))
             .map(|(i, _)| Some(Elem::Target(i)))
             .collect(),
     };
@@ -136,6 +140,7 @@ fn subjects(scope: Scope, ctx: &dyn Context) -> Result<Vec<Option<Elem>>, &'stat
         Scope::Disk => NO_DISKS,
         Scope::Pool => NO_POOLS,
         Scope::Bench => NO_BENCH,
+        Scope::Platform => NO_PLATFORM,
         _ => NO_TARGETS,
     })
 }
@@ -744,6 +749,21 @@ pub fn metric_help(m: Metric) -> (&'static str, &'static str) {
         PagefileUsagePct => {
             ("paging counters", "PerfMon \\Paging File(*)\\% Usage and \\Memory\\Pages/sec")
         }
+        IopsConsumedPct
+        | MbpsConsumedPct
+        | BurstIoCreditsUsedPct
+        | BurstBpsCreditsUsedPct
+        | TargetIops
+        | TargetMbps
+        | MaxBurstIops
+        | MaxBurstMbps => (
+            "Azure Monitor metrics",
+            "az monitor metrics list --resource VM_ID --interval PT1M --metrics \"VM Cached IOPS Consumed Percentage\" ... --output json",
+        ),
+        GuestLatencyMs | GuestLatencyPeakMs => (
+            "a guest capture overlapping the Azure Monitor metrics in time",
+            "PerfMon or iostat with latency counters, captured during the metrics' window",
+        ),
     }
 }
 

@@ -1,0 +1,180 @@
+//! Azure Monitor's platform targets beside the guest's captures: guest clocks aligned to UTC,
+//! and, per platform target and minute, the guest's latency on the disks that budget meters
+//! (`guest_latency_ms`, `guest_latency_peak_ms`), which `platform-confirms-guest-latency`
+//! reads. Only when the inputs hold Azure Monitor metrics; otherwise nothing changes.
+
+use std::collections::HashMap;
+
+use advisor_model::{Metric, TargetKind};
+use advisor_normalize::Capture;
+use advisor_rules::eval::{DiskInfo, Series, TargetId, TargetInfo};
+use advisor_topology::Cache;
+
+/// What the join of platform and guest captures adds to the rules' view.
+#[derive(Debug, Default)]
+pub(crate) struct Platform {
+    /// Per capture: milliseconds to add to its clock to reach UTC.
+    pub(crate) shift_ms: Vec<i64>,
+    /// Series the engine derives for platform targets.
+    pub(crate) derived: HashMap<(TargetId, Metric), Series>,
+    /// What was aligned, assumed or could not be joined, for the report's warnings.
+    pub(crate) notes: Vec<String>,
+}
+
+fn is_platform(c: &Capture) -> bool {
+    c.targets().iter().any(|t| t.kind == TargetKind::Platform)
+}
+
+fn hm(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .map(|t| t.naive_utc().format("%Y-%m-%d %H:%M").to_string())
+        .unwrap_or_default()
+}
+
+/// Aligns the guest captures to UTC and joins them to the platform targets.
+pub(crate) fn join(captures: &[Capture], targets: &[TargetInfo], disks: &[DiskInfo]) -> Platform {
+    let mut p = Platform { shift_ms: vec![0; captures.len()], ..Platform::default() };
+    if !captures.iter().any(is_platform) {
+        return p;
+    }
+    let guests: Vec<usize> = (0..captures.len())
+        .filter(|&i| !is_platform(&captures[i]) && !captures[i].format().is_benchmark())
+        .collect();
+    for &i in &guests {
+        let c = &captures[i];
+        match c.meta.utc_offset_min {
+            Some(off) => {
+                p.shift_ms[i] = -i64::from(off) * 60_000;
+                if off != 0 {
+                    p.notes.push(format!(
+                        "{}: local time UTC{:+03}:{:02} (from the capture) aligned to UTC to join it with Azure Monitor",
+                        c.file,
+                        off / 60,
+                        (off % 60).abs()
+                    ));
+                }
+            }
+            None => p.notes.push(format!(
+                "{}: the capture states no time zone: its clock is assumed to be UTC to join it with Azure Monitor (a VM set to local time shifts the join by its offset)",
+                c.file
+            )),
+        }
+    }
+    let series = |id: TargetId, m: Metric, shift: &[i64]| -> Series {
+        let s = shift.get(id.capture).copied().unwrap_or(0);
+        captures
+            .get(id.capture)
+            .map(|c| c.series(id.target, m))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(t, v)| (t.map(|t| t + s), v))
+            .collect()
+    };
+    // The guest's storage targets with latency, per budget.
+    let guest_targets: Vec<&TargetInfo> = targets
+        .iter()
+        .filter(|t| guests.contains(&t.id.capture))
+        .filter(|t| matches!(t.kind, TargetKind::Disk | TargetKind::Device | TargetKind::Volume))
+        .collect();
+    let fallback: Vec<TargetId> = {
+        let best = [TargetKind::Disk, TargetKind::Device, TargetKind::Volume]
+            .into_iter()
+            .find(|k| guest_targets.iter().any(|t| t.kind == *k));
+        guest_targets.iter().filter(|t| Some(t.kind) == best).map(|t| t.id).collect()
+    };
+    let first_targets = |keep: &dyn Fn(&DiskInfo) -> bool| -> Vec<TargetId> {
+        disks
+            .iter()
+            .filter(|d| keep(d))
+            .filter_map(|d| d.targets.iter().find(|id| guests.contains(&id.capture)).copied())
+            .collect()
+    };
+    let guest_window = guests.iter().filter_map(|&i| {
+        captures[i].time_range().map(|(a, b)| (a + p.shift_ms[i], b + p.shift_ms[i]))
+    });
+    let guest_window = guest_window.reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)));
+    let mut no_overlap = Vec::new();
+    for t in targets.iter().filter(|t| t.kind == TargetKind::Platform) {
+        let base = t.name.rsplit(": ").next().unwrap_or(&t.name);
+        let members: Vec<TargetId> = match base {
+            _ if disks.is_empty() => {
+                if base.starts_with("LUN ") || base == "OS disk" {
+                    Vec::new()
+                } else {
+                    fallback.clone()
+                }
+            }
+            "VM cached" => first_targets(&|d| d.temp || d.limits.cache != Cache::None),
+            "VM uncached" | "VM disks" => first_targets(&|d| !d.temp),
+            name => first_targets(&|d| {
+                !d.temp
+                    && (d.limits.name == name
+                        || (name == "OS disk" && d.limits.role == advisor_topology::Role::Os))
+            }),
+        };
+        if members.is_empty() || guests.is_empty() {
+            continue;
+        }
+        let minutes: Vec<i64> =
+            [Metric::IopsConsumedPct, Metric::MbpsConsumedPct, Metric::ReadIops]
+                .into_iter()
+                .map(|m| series(t.id, m, &p.shift_ms))
+                .find(|s| !s.is_empty())
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|(t, _)| t)
+                .collect();
+        let Some((&first, &last)) = minutes.first().zip(minutes.last()) else { continue };
+        let grain = captures
+            .get(t.id.capture)
+            .and_then(|c| c.meta.interval_s)
+            .map_or(60_000, |s| (s * 1000.0) as i64)
+            .max(1);
+        if let Some((g0, g1)) = guest_window
+            && (g1 < first || g0 >= last + grain)
+        {
+            no_overlap.push((t.name.clone(), first, last + grain));
+            continue;
+        }
+        let mut mean: Series = Vec::new();
+        let mut peak: Series = Vec::new();
+        for &minute in &minutes {
+            let mut worst_mean: Option<f64> = None;
+            let mut worst: Option<f64> = None;
+            for id in &members {
+                let vals: Vec<f64> = series(*id, Metric::LatencyMs, &p.shift_ms)
+                    .into_iter()
+                    .filter(|(t, _)| t.is_some_and(|t| t >= minute && t < minute + grain))
+                    .map(|(_, v)| v)
+                    .collect();
+                if vals.is_empty() {
+                    continue;
+                }
+                let m = vals.iter().sum::<f64>() / vals.len() as f64;
+                let x = vals.iter().copied().fold(f64::MIN, f64::max);
+                worst_mean = Some(worst_mean.map_or(m, |w| w.max(m)));
+                worst = Some(worst.map_or(x, |w| w.max(x)));
+            }
+            if let (Some(m), Some(x)) = (worst_mean, worst) {
+                mean.push((Some(minute), m));
+                peak.push((Some(minute), x));
+            }
+        }
+        if !mean.is_empty() {
+            p.derived.insert((t.id, Metric::GuestLatencyMs), mean);
+            p.derived.insert((t.id, Metric::GuestLatencyPeakMs), peak);
+        }
+    }
+    if let (Some((g0, g1)), Some((_, p0, p1))) = (guest_window, no_overlap.first()) {
+        let names: Vec<&str> = no_overlap.iter().map(|(n, _, _)| n.as_str()).collect();
+        p.notes.push(format!(
+            "no join of the guest capture with Azure Monitor for {}: the windows do not overlap (guest {} to {} UTC, platform {} to {} UTC)",
+            names.join(", "),
+            hm(g0),
+            hm(g1),
+            hm(*p0),
+            hm(*p1)
+        ));
+    }
+    p
+}
