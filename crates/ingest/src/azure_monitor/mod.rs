@@ -236,7 +236,6 @@ impl Reader<'_> {
             self.meta.notes.push(format!(
                 "`{name}` is Azure Monitor's early spelling of \"Consumed Percentage\": read as that metric"
             ));
-            self.meta.notes.dedup();
         }
         self.metrics += 1;
         let Some(series) = m.get("timeseries") else { return Ok(()) };
@@ -313,7 +312,32 @@ impl Reader<'_> {
         Ok(())
     }
 
+    /// The capture, in an order that does not depend on the order of the document's
+    /// metrics, time series or points: targets by host and name, rows by target and time,
+    /// each row's values by metric.
     fn finish(mut self) -> RawCapture {
+        let mut order: Vec<usize> = (0..self.meta.targets.len()).collect();
+        order.sort_by(|&a, &b| {
+            let (x, y) = (&self.meta.targets[a], &self.meta.targets[b]);
+            (&x.host, &x.name).cmp(&(&y.host, &y.name))
+        });
+        let mut renumber = vec![0u32; order.len()];
+        for (new, &old) in order.iter().enumerate() {
+            renumber[old] = new as u32;
+        }
+        self.meta.targets = order.iter().map(|&i| self.meta.targets[i].clone()).collect();
+        let mut cells: Cells = BTreeMap::new();
+        for ((target, time), mut values) in std::mem::take(&mut self.cells) {
+            values.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+            let t = renumber.get(target as usize).copied().unwrap_or(target);
+            cells.insert((t, time), values);
+        }
+        self.cells = cells;
+        self.meta.hosts.sort();
+        self.meta.ignored.sort();
+        self.meta.notes.sort();
+        self.meta.notes.dedup();
+        self.meta.warnings.sort_by(|a, b| a.message.cmp(&b.message));
         let mut table = Table::default();
         table.reserve(self.cells.len());
         for ((target, time), values) in &self.cells {
