@@ -51,9 +51,12 @@ pub(crate) fn sampled(ctx: &EngineContext<'_>, n: usize) -> Vec<SampledSeries> {
             t.kind,
             TargetKind::Disk | TargetKind::Volume | TargetKind::Device | TargetKind::Aggregate
         );
-        if !storage {
-            continue;
-        }
+        // Azure Monitor's budgets: the share of the cap consumed, each minute.
+        let metrics: &[Metric] = match t.kind {
+            TargetKind::Platform => &[Metric::IopsConsumedPct, Metric::MbpsConsumedPct],
+            _ if storage => &[Metric::Iops, Metric::Mbps, Metric::LatencyMs],
+            _ => continue,
+        };
         let disk = ctx
             .disk_of
             .get(i)
@@ -63,7 +66,7 @@ pub(crate) fn sampled(ctx: &EngineContext<'_>, n: usize) -> Vec<SampledSeries> {
             .filter(|d| !d.temp)
             .map(disk_caps);
         let vm = ctx.vm.as_ref().filter(|_| t.kind == TargetKind::Aggregate).map(vm_caps);
-        for metric in [Metric::Iops, Metric::Mbps, Metric::LatencyMs] {
+        for &metric in metrics {
             let Some(s) = ctx.series(t.id, metric) else { continue };
             let pts: Vec<(i64, f64)> = s.iter().filter_map(|(t, v)| t.map(|t| (t, *v))).collect();
             if pts.len() < 2 {

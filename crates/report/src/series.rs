@@ -87,6 +87,10 @@ pub fn chart_series(s: &SampledSeries) -> ChartSeries {
     let mut caps = Vec::new();
     let target = match &s.of {
         SeriesOf::Target { name, disk, vm } => {
+            // Azure Monitor's consumed shares: the cap is 100% whatever its figure.
+            if s.metric.ends_with("_consumed_pct") {
+                caps.push(CapLine { label: "cap 100%".to_owned(), value: 100.0 });
+            }
             if let Some(d) = disk {
                 disk_caps(d, &s.metric, &mut caps);
             }
