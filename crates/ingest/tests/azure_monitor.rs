@@ -4,7 +4,8 @@
 //! series and points changes nothing.
 
 // Test helpers outside #[test] functions panic on purpose.
-#![allow(clippy::panic, clippy::unwrap_used, clippy::expect_used)]
+// Values are compared exactly: the reader must give back the decimal the fixture wrote.
+#![allow(clippy::panic, clippy::unwrap_used, clippy::expect_used, clippy::float_cmp)]
 
 use std::path::{Path, PathBuf};
 
