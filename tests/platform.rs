@@ -154,3 +154,35 @@ fn the_order_of_files_changes_nothing() {
     assert_eq!(a["not_evaluated"], b["not_evaluated"]);
     assert_eq!(rules_of(&a).len(), 4, "{:?}", rules_of(&a));
 }
+
+#[test]
+fn the_topology_lun_map_names_the_platform_disk_and_joins_it_to_the_guest_disk() {
+    let seed = repo().join(SEED);
+    let topology = std::fs::read_to_string(seed.join("topology.toml")).unwrap();
+    let with_lun = topology.replacen(
+        "name = \"E:\"\nsku = \"P30\"\n",
+        "name = \"E:\"\nsku = \"P30\"\nlun = 0\n",
+        1,
+    );
+    assert_ne!(with_lun, topology, "the seed topology changed: update this test");
+    let dir = std::env::temp_dir().join(format!("advisor-platform-lun-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("topology.toml");
+    std::fs::write(&file, with_lun).unwrap();
+    let capture = format!("{SEED}/capture.csv");
+    let report = json(&["analyze", METRICS, &capture, "--topology", file.to_str().unwrap()]);
+    let _ = std::fs::remove_dir_all(&dir);
+    let names: Vec<&str> =
+        report["targets"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
+    assert!(names.contains(&"E: (LUN 0)"), "{names:?}");
+    // Joined: E:'s guest latency per platform minute is there, and LUN 0 never reached its
+    // cap, so there is nothing to confirm (quiet, not "not evaluated").
+    let ne = report["not_evaluated"].as_array().unwrap();
+    assert!(!ne.iter().any(|n| n["rule"] == "platform-confirms-guest-latency"), "{ne:?}");
+    // Without the map the subject is `LUN <n>` and it has no guest disk to join.
+    let report =
+        json(&["analyze", METRICS, &capture, "--topology", &format!("{SEED}/topology.toml")]);
+    let names: Vec<&str> =
+        report["targets"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
+    assert!(names.contains(&"LUN 0"), "{names:?}");
+}

@@ -137,7 +137,10 @@ fn target_summaries(ctx: &EngineContext<'_>) -> Vec<TargetSummary> {
                 ctx.targets.iter().position(|t| t.id == TargetId { capture: ci, target: s.target });
             let Some(t) = c.targets().get(s.target as usize) else { continue };
             out.push(TargetSummary {
-                name: t.name.clone(),
+                // The rules' name: an Azure Monitor LUN renamed by the topology's LUN map.
+                name: i
+                    .and_then(|i| ctx.targets.get(i))
+                    .map_or_else(|| t.name.clone(), |x| x.name.clone()),
                 kind: kind_name(t.kind).to_owned(),
                 host: t.host.clone(),
                 file: c.file.clone(),

@@ -130,7 +130,7 @@ impl<'a> EngineContext<'a> {
         if let Some(t) = topology {
             ctx.tie(t, &busy);
         }
-        ctx.platform = crate::platform::join(captures, &ctx.targets, &ctx.disks);
+        ctx.platform = crate::platform::join(captures, &mut ctx.targets, &ctx.disks, topology);
         ctx
     }
 

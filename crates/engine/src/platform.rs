@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use advisor_model::{Metric, TargetKind};
 use advisor_normalize::Capture;
 use advisor_rules::eval::{DiskInfo, Series, TargetId, TargetInfo};
-use advisor_topology::Cache;
+use advisor_topology::{Cache, Topology};
 
 /// What the join of platform and guest captures adds to the rules' view.
 #[derive(Debug, Default)]
@@ -31,12 +31,43 @@ fn hm(ms: i64) -> String {
         .unwrap_or_default()
 }
 
-/// Aligns the guest captures to UTC and joins them to the platform targets.
-pub(crate) fn join(captures: &[Capture], targets: &[TargetInfo], disks: &[DiskInfo]) -> Platform {
+/// The topology disk a platform target stands for: `LUN <n>` through the topology's LUN
+/// map (`lun = n`), `OS disk` by role, a managed disk's resource by its name.
+fn disk_of<'t>(base: &str, topology: Option<&'t Topology>) -> Option<&'t str> {
+    let t = topology?;
+    if let Some(n) = base.strip_prefix("LUN ").and_then(|n| n.trim().parse::<u32>().ok()) {
+        return t.disks.iter().find(|d| d.lun == Some(n)).map(|d| d.name.as_str());
+    }
+    if base == "OS disk" {
+        return t
+            .disks
+            .iter()
+            .find(|d| d.role == advisor_topology::Role::Os)
+            .map(|d| d.name.as_str());
+    }
+    t.disks.iter().find(|d| d.name == base).map(|d| d.name.as_str())
+}
+
+/// Aligns the guest captures to UTC and joins them to the platform targets; a disk the
+/// topology's LUN map names is renamed `E: (LUN 0)`.
+pub(crate) fn join(
+    captures: &[Capture],
+    targets: &mut [TargetInfo],
+    disks: &[DiskInfo],
+    topology: Option<&Topology>,
+) -> Platform {
     let mut p = Platform { shift_ms: vec![0; captures.len()], ..Platform::default() };
     if !captures.iter().any(is_platform) {
         return p;
     }
+    for t in targets.iter_mut().filter(|t| t.kind == TargetKind::Platform) {
+        if t.name.starts_with("LUN ")
+            && let Some(name) = disk_of(&t.name, topology)
+        {
+            t.name = format!("{name} ({})", t.name);
+        }
+    }
+    let targets: &[TargetInfo] = targets;
     let guests: Vec<usize> = (0..captures.len())
         .filter(|&i| !is_platform(&captures[i]) && !captures[i].format().is_benchmark())
         .collect();
@@ -95,7 +126,10 @@ pub(crate) fn join(captures: &[Capture], targets: &[TargetInfo], disks: &[DiskIn
     let guest_window = guest_window.reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)));
     let mut no_overlap = Vec::new();
     for t in targets.iter().filter(|t| t.kind == TargetKind::Platform) {
-        let base = t.name.rsplit(": ").next().unwrap_or(&t.name);
+        // `E: (LUN 0)` after the rename, `web_1: LUN 0` in a scale set.
+        let base =
+            t.name.rsplit_once(" (").map_or(t.name.as_str(), |(_, l)| l.trim_end_matches(')'));
+        let base = base.rsplit(": ").next().unwrap_or(base);
         let members: Vec<TargetId> = match base {
             _ if disks.is_empty() => {
                 if base.starts_with("LUN ") || base == "OS disk" {
@@ -106,11 +140,10 @@ pub(crate) fn join(captures: &[Capture], targets: &[TargetInfo], disks: &[DiskIn
             }
             "VM cached" => first_targets(&|d| d.temp || d.limits.cache != Cache::None),
             "VM uncached" | "VM disks" => first_targets(&|d| !d.temp),
-            name => first_targets(&|d| {
-                !d.temp
-                    && (d.limits.name == name
-                        || (name == "OS disk" && d.limits.role == advisor_topology::Role::Os))
-            }),
+            other => match disk_of(other, topology) {
+                Some(name) => first_targets(&|d| !d.temp && d.limits.name == name),
+                None => Vec::new(),
+            },
         };
         if members.is_empty() || guests.is_empty() {
             continue;
