@@ -10,7 +10,8 @@
 //!   (`advisor rules`, `advisor catalog`, the API's reference routes).
 
 mod analyze;
-mod context;
+mod bind;
+mod capture_series;
 mod inspect;
 mod platform;
 mod series;

@@ -7,7 +7,12 @@ use std::collections::HashMap;
 
 use advisor_model::{Metric, TargetKind};
 use advisor_normalize::Capture;
-use advisor_rules::eval::{DiskInfo, Series, TargetId, TargetInfo};
+use std::sync::Arc;
+
+use advisor_model::Direction;
+use advisor_rules::eval::{DiskInfo, Series, SeriesSource, TargetId, TargetInfo};
+
+use crate::capture_series::CaptureSeries;
 use advisor_topology::{Cache, Topology};
 
 /// What the join of platform and guest captures adds to the rules' view.
@@ -210,4 +215,52 @@ pub(crate) fn join(
         ));
     }
     p
+}
+
+/// The captures' series with the guest clocks shifted to UTC and the series the join
+/// derives for platform targets: what the rules and charts read when Azure Monitor metrics
+/// are among the inputs (otherwise the captures' own, unchanged).
+pub(crate) struct PlatformSeries<'a> {
+    pub(crate) captures: CaptureSeries<'a>,
+    pub(crate) platform: &'a Platform,
+}
+
+impl PlatformSeries<'_> {
+    fn shift(&self, target: TargetId) -> i64 {
+        self.platform.shift_ms.get(target.capture).copied().unwrap_or(0)
+    }
+}
+
+impl SeriesSource for PlatformSeries<'_> {
+    fn series(&self, target: TargetId, metric: Metric) -> Option<Arc<Series>> {
+        if let Some(s) = self.platform.derived.get(&(target, metric)) {
+            return Some(Arc::new(s.clone()));
+        }
+        let s = self.captures.series(target, metric)?;
+        match self.shift(target) {
+            0 => Some(s),
+            d => Some(Arc::new(s.iter().map(|(t, v)| (t.map(|t| t + d), *v)).collect())),
+        }
+    }
+    fn series_columns(
+        &self,
+        target: TargetId,
+        metric: Metric,
+    ) -> Option<(Vec<Option<i64>>, Vec<f64>)> {
+        if let Some(s) = self.platform.derived.get(&(target, metric)) {
+            return Some(s.iter().copied().unzip());
+        }
+        let (mut times, vals) = self.captures.series_columns(target, metric)?;
+        let d = self.shift(target);
+        if d != 0 {
+            times.iter_mut().flatten().for_each(|t| *t += d);
+        }
+        Some((times, vals))
+    }
+    fn source_percentile(&self, target: TargetId, direction: Direction, pct: f64) -> Option<f64> {
+        self.captures.source_percentile(target, direction, pct)
+    }
+    fn interval_s(&self, target: TargetId) -> Option<f64> {
+        self.captures.interval_s(target)
+    }
 }
