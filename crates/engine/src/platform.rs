@@ -174,22 +174,33 @@ pub(crate) fn join(
             no_overlap.push((t.name.clone(), first, last + grain));
             continue;
         }
+        // Each member's latency once, time-ordered (a day of 1 s samples is 86,400 points;
+        // the minutes are found by binary search, not by a scan per minute).
+        let member_series: Vec<Vec<(i64, f64)>> = members
+            .iter()
+            .map(|id| {
+                let mut v: Vec<(i64, f64)> = series(*id, Metric::LatencyMs, &p.shift_ms)
+                    .into_iter()
+                    .filter_map(|(t, v)| t.map(|t| (t, v)))
+                    .collect();
+                v.sort_by_key(|x| x.0);
+                v
+            })
+            .collect();
         let mut mean: Series = Vec::new();
         let mut peak: Series = Vec::new();
         for &minute in &minutes {
             let mut worst_mean: Option<f64> = None;
             let mut worst: Option<f64> = None;
-            for id in &members {
-                let vals: Vec<f64> = series(*id, Metric::LatencyMs, &p.shift_ms)
-                    .into_iter()
-                    .filter(|(t, _)| t.is_some_and(|t| t >= minute && t < minute + grain))
-                    .map(|(_, v)| v)
-                    .collect();
+            for s in &member_series {
+                let from = s.partition_point(|x| x.0 < minute);
+                let to = s.partition_point(|x| x.0 < minute + grain);
+                let vals = &s[from..to.max(from)];
                 if vals.is_empty() {
                     continue;
                 }
-                let m = vals.iter().sum::<f64>() / vals.len() as f64;
-                let x = vals.iter().copied().fold(f64::MIN, f64::max);
+                let m = vals.iter().map(|x| x.1).sum::<f64>() / vals.len() as f64;
+                let x = vals.iter().map(|x| x.1).fold(f64::MIN, f64::max);
                 worst_mean = Some(worst_mean.map_or(m, |w| w.max(m)));
                 worst = Some(worst.map_or(x, |w| w.max(x)));
             }
