@@ -186,3 +186,49 @@ fn the_topology_lun_map_names_the_platform_disk_and_joins_it_to_the_guest_disk()
         report["targets"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
     assert!(names.contains(&"LUN 0"), "{names:?}");
 }
+
+/// Any order of the same files gives the same findings and the same not-evaluated list
+/// (through the library, the analysis the binary and the server run).
+mod file_order {
+    use advisor_engine::{Input, Session, TopologySources};
+    use proptest::prelude::*;
+
+    use super::repo;
+
+    const FILES: [&str; 5] = [
+        "fixtures/captures/azure-monitor-json/ds13v2-vm-cached-100pct.json",
+        "fixtures/captures/azure-monitor-json/disk-short-spikes.json",
+        "fixtures/captures/azure-monitor-json/burst-credits-run-out.json",
+        "fixtures/captures/azure-monitor-json/misspelled-percentange.json",
+        "fixtures/scenarios/ds13v2-temp-disk-throttles-cached-p30/capture.csv",
+    ];
+
+    fn verdicts(order: &[usize]) -> String {
+        let session = Session::builder().build().expect("the shipped rules load");
+        let inputs = order.iter().map(|&i| Input::Path(repo().join(FILES[i]))).collect();
+        let topology = TopologySources {
+            file: Some(
+                repo()
+                    .join("fixtures/scenarios/ds13v2-temp-disk-throttles-cached-p30/topology.toml"),
+            ),
+            ..TopologySources::default()
+        };
+        let a = session.analyze(inputs, &topology).expect("analyze");
+        let strip = |v: serde_json::Value| v.to_string();
+        format!(
+            "{}\n{}",
+            strip(serde_json::to_value(&a.findings).unwrap()),
+            strip(serde_json::to_value(&a.not_evaluated).unwrap())
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(6))]
+
+        #[test]
+        fn any_order_of_files_gives_the_same_verdicts(order in Just((0..FILES.len()).collect::<Vec<usize>>()).prop_shuffle()) {
+            let want = verdicts(&[0, 1, 2, 3, 4]);
+            prop_assert_eq!(verdicts(&order), want);
+        }
+    }
+}
