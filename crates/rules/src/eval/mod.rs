@@ -240,33 +240,11 @@ fn evaluate_rule_with(
     for (reason, mut names) in groups {
         // Sorted, numbers by value (disk2 before disk10): the inputs' order (which file
         // came first) must not change the report.
-        names.sort_by_cached_key(|n| natural_key(n));
+        names.sort_by_cached_key(|n| value::natural_key(n));
         let subject = (!whole).then(|| names.join(", "));
         out.not_evaluated.push(NotEvaluated { rule: rule.id.clone(), subject, reason });
     }
     sort(&mut out);
-    out
-}
-
-/// A name as (text, number) chunks, so that `disk2` sorts before `disk10`.
-fn natural_key(s: &str) -> Vec<(String, u64)> {
-    let mut out = Vec::new();
-    let mut text = String::new();
-    let mut num: Option<u64> = None;
-    for c in s.chars() {
-        match c.to_digit(10) {
-            Some(d) => {
-                num = Some(num.unwrap_or(0).saturating_mul(10).saturating_add(u64::from(d)));
-            }
-            None => {
-                if let Some(n) = num.take() {
-                    out.push((std::mem::take(&mut text), n));
-                }
-                text.push(c);
-            }
-        }
-    }
-    out.push((text, num.unwrap_or(0)));
     out
 }
 

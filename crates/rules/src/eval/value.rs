@@ -267,6 +267,28 @@ fn clock(ms: i64) -> (String, String) {
     (format!("{y:04}-{m:02}-{d:02}"), time)
 }
 
+/// A name as (text, number) chunks, so that `disk2` sorts before `disk10`.
+pub(crate) fn natural_key(s: &str) -> Vec<(String, u64)> {
+    let mut out = Vec::new();
+    let mut text = String::new();
+    let mut num: Option<u64> = None;
+    for c in s.chars() {
+        match c.to_digit(10) {
+            Some(d) => {
+                num = Some(num.unwrap_or(0).saturating_mul(10).saturating_add(u64::from(d)));
+            }
+            None => {
+                if let Some(n) = num.take() {
+                    out.push((std::mem::take(&mut text), n));
+                }
+                text.push(c);
+            }
+        }
+    }
+    out.push((text, num.unwrap_or(0)));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -288,6 +310,9 @@ mod tests {
             "18:30-18:32 on 2024-06-11, 18:33-18:34, 18:36-18:39 and 1 more"
         );
         assert_eq!(spans_text(&[], 60.0), "never");
+        let mut names = ["disk10", "LUN 1", "disk2", "E: (LUN 0)", "disk2"];
+        names.sort_by_cached_key(|n| natural_key(n));
+        assert_eq!(names, ["E: (LUN 0)", "LUN 1", "disk2", "disk2", "disk10"]);
         assert_eq!(clock(0), ("1970-01-01".to_owned(), "00:00".to_owned()));
         assert_eq!(clock(951_782_400_000 + 1000).0, "2000-02-29");
     }
