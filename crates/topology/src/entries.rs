@@ -59,6 +59,7 @@ fn disk_spec(d: &DiskEntry) -> DiskSpec {
         bursting: None,
         // The upload form has no Write Accelerator column: not given, as in a file without it.
         write_accelerator: None,
+        lun: None,
     }
 }
 

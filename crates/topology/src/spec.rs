@@ -47,6 +47,8 @@ pub(crate) struct DiskSpec {
     pub(crate) mbps: Option<f64>,
     pub(crate) bursting: Option<bool>,
     pub(crate) write_accelerator: Option<bool>,
+    /// `lun = N`: the disk's LUN on the VM, which Azure Monitor's per-disk metrics name.
+    pub(crate) lun: Option<u32>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -71,6 +71,8 @@ pub struct Disk {
     pub iops: Option<f64>,
     pub mbps: Option<f64>,
     pub bursting: Option<bool>,
+    /// `lun = N`: the disk's LUN on the VM (Azure Monitor's `LUN` dimension), when given.
+    pub lun: Option<u32>,
 }
 
 /// A striped volume.
@@ -368,6 +370,7 @@ fn resolve_disk(
         iops: d.iops,
         mbps: d.mbps,
         bursting: d.bursting,
+        lun: d.lun,
     })
 }
 
