@@ -51,6 +51,11 @@ const CONTRACT_IDS: &[&str] = &[
     "vm-uncached-burst-active",
     "os-disk-workload",
     "pagefile-on-os-disk",
+    "platform-vm-cached-throttled",
+    "platform-vm-uncached-throttled",
+    "platform-disk-throttled",
+    "platform-burst-credits-exhausted",
+    "platform-confirms-guest-latency",
 ];
 
 /// Cases that fail because a RULE or the EVALUATOR is wrong, not the fixture: (rule id or
@@ -298,6 +303,11 @@ rule_tests! {
     vm_uncached_burst_active => "vm-uncached-burst-active",
     os_disk_workload => "os-disk-workload",
     pagefile_on_os_disk => "pagefile-on-os-disk",
+    platform_vm_cached_throttled => "platform-vm-cached-throttled",
+    platform_vm_uncached_throttled => "platform-vm-uncached-throttled",
+    platform_disk_throttled => "platform-disk-throttled",
+    platform_burst_credits_exhausted => "platform-burst-credits-exhausted",
+    platform_confirms_guest_latency => "platform-confirms-guest-latency",
 }
 
 #[test]

@@ -13,6 +13,7 @@ mod analyze;
 mod bind;
 mod capture_series;
 mod inspect;
+mod platform;
 mod series;
 mod session;
 mod sources;

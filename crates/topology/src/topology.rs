@@ -71,8 +71,7 @@ pub struct Disk {
     pub iops: Option<f64>,
     pub mbps: Option<f64>,
     pub bursting: Option<bool>,
-    /// The disk's LUN on the VM, when a topology or document says (the key Azure
-    /// Monitor's per-disk metrics use).
+    /// `lun = N`: the disk's LUN on the VM (Azure Monitor's `LUN` dimension), when given.
     pub lun: Option<u32>,
 }
 
