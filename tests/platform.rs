@@ -207,10 +207,10 @@ mod file_order {
         let session = Session::builder().build().expect("the shipped rules load");
         let inputs = order.iter().map(|&i| Input::Path(repo().join(FILES[i]))).collect();
         let topology = TopologySources {
-            file: Some(
+            files: vec![
                 repo()
                     .join("fixtures/scenarios/ds13v2-temp-disk-throttles-cached-p30/topology.toml"),
-            ),
+            ],
             ..TopologySources::default()
         };
         let a = session.analyze(inputs, &topology).expect("analyze");

@@ -128,7 +128,7 @@ fn load_case(dir: &Path) -> (Vec<Input>, TopologySources) {
         let path = dir.join(&rel);
         match rel.to_string_lossy().as_ref() {
             "topology.toml" => {
-                topology.file = Some(path);
+                topology.files = vec![path];
             }
             "expect.toml" => {}
             _ => inputs.push(Input::Path(path)),
@@ -464,7 +464,7 @@ fn write_accelerator_unknown_is_not_evaluated_with_the_key_to_set() {
     let text = std::fs::read_to_string(dir.join("topology.toml")).expect("topology");
     let text = text.replace("write_accelerator = false\n", "");
     let topology =
-        TopologySources { text: Some(("t.toml".to_owned(), text)), ..TopologySources::default() };
+        TopologySources { texts: vec![("t.toml".to_owned(), text)], ..TopologySources::default() };
     let a = shipped().analyze(inputs, &topology).expect("analyze");
     let id = "write-accelerator-log-disk";
     assert!(!fired(&a, id), "{}", summary(&a));
