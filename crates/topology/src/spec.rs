@@ -47,7 +47,7 @@ pub(crate) struct DiskSpec {
     pub(crate) mbps: Option<f64>,
     pub(crate) bursting: Option<bool>,
     pub(crate) write_accelerator: Option<bool>,
-    /// `lun = N`: the disk's LUN on the VM, which Azure Monitor's per-disk metrics name.
+    /// The disk's LUN on the VM (Azure's slot number; platform metrics are per LUN).
     pub(crate) lun: Option<u32>,
 }
 

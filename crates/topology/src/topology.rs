@@ -71,7 +71,8 @@ pub struct Disk {
     pub iops: Option<f64>,
     pub mbps: Option<f64>,
     pub bursting: Option<bool>,
-    /// `lun = N`: the disk's LUN on the VM (Azure Monitor's `LUN` dimension), when given.
+    /// The disk's LUN on the VM, when a topology or document says (the key Azure
+    /// Monitor's per-disk metrics use).
     pub lun: Option<u32>,
 }
 
