@@ -58,6 +58,9 @@ fn expected(name: &str) -> (i32, &'static str) {
     match name {
         "binary-garbage.bin" => (2, "binary data"),
         "capture-zipped.zip" => (2, "a zip archive (unzip it"),
+        "azure-monitor-error.json" => {
+            (2, "Azure returned an error instead of metrics: ResourceNotFound")
+        }
         "empty.csv" => (2, "the file is empty"),
         "fio-job-error-no-io.json" => (2, "fio wrote no results"),
         "fio-truncated-mid-document.json" => (2, "the JSON stops before its end"),

@@ -13,6 +13,7 @@ mod analyze;
 mod bind;
 mod capture_series;
 mod inspect;
+mod platform;
 mod series;
 mod session;
 mod sources;
@@ -38,7 +39,8 @@ pub mod rules {
 /// The Azure catalog and topology types as the front ends show them.
 pub mod catalog {
     pub use advisor_topology::{
-        BurstModel, Catalog, CatalogError, DiskKind, DiskSku, HOST_CACHE_MAX_GIB, SkuRef, Topology,
-        TopologyError, UnknownName, VmSize, did_you_mean, fmt_num, fmt_opt,
+        BurstModel, Catalog, CatalogError, DiskKind, DiskSku, DocumentKind, HOST_CACHE_MAX_GIB,
+        Merged, SkuRef, Topology, TopologyError, UnknownName, VmSize, did_you_mean, fmt_num,
+        fmt_opt,
     };
 }

@@ -10,7 +10,7 @@ use advisor_model::Analysis;
 use advisor_normalize::{Capture, IngestError};
 use advisor_report::{Format, RenderOptions, Renderer, ReportError};
 use advisor_rules::{Diagnostic, LoadError, Registry};
-use advisor_topology::{Catalog, CatalogError, Topology, TopologyError};
+use advisor_topology::{Catalog, CatalogError, Merged, Topology, TopologyError};
 
 use crate::analyze::{self, Settings, Timings};
 use crate::inspect::{Inspection, inspect_capture};
@@ -315,6 +315,12 @@ impl Session {
     /// The topology its sources describe (a file, `--vm`, the upload form), or none.
     pub fn topology(&self, sources: &TopologySources) -> Result<Option<Topology>, EngineError> {
         sources::assemble(sources, &self.catalog)
+    }
+
+    /// The sources' topology documents merged as the contract's TOML, each fact with its
+    /// source (`advisor topology`).
+    pub fn merged_topology(&self, sources: &TopologySources) -> Result<Merged, EngineError> {
+        sources::merged(sources, &self.catalog)
     }
 
     fn read_one(&self, input: &Input) -> Result<Capture, IngestError> {

@@ -4,17 +4,22 @@
 
 use std::path::PathBuf;
 
-use advisor_topology::{Catalog, DiskEntry, Topology};
+use advisor_topology::{
+    Catalog, DiskEntry, ErrorKind, Merged, Topology, TopologyError, merge_documents,
+};
 
 use crate::session::EngineError;
 
 /// Where the topology comes from. All empty: no topology.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TopologySources {
-    /// A topology file on disk (`--topology`): TOML, or JSON.
-    pub file: Option<PathBuf>,
-    /// A topology file's text and the name to show (an uploaded file).
-    pub text: Option<(String, String)>,
+    /// Topology documents on disk (`--topology`, repeated): the contract's TOML/JSON, or
+    /// Azure's and the guest's own documents (IMDS, `az vm show`, `az disk list`, lsblk,
+    /// Get-Disk, ...), detected by content and merged.
+    pub files: Vec<PathBuf>,
+    /// Documents as (name to show, text): uploaded files or a bundle's documents; they go
+    /// through the same detection as `files`.
+    pub texts: Vec<(String, String)>,
     /// A VM size: alone, the VM's caps and no disks; with a file, it replaces the file's
     /// size; with the disks table, the table's VM.
     pub vm: Option<String>,
@@ -61,10 +66,33 @@ fn entries(rows: &[DiskRow]) -> Result<(Vec<DiskEntry>, Vec<String>), EngineErro
             sku: given(&r.sku),
             cache: given(&r.cache),
             role: given(&r.role),
+            lun: None,
         });
         labels.push(format!("disks table, row {}", i + 1));
     }
     Ok((out, labels))
+}
+
+/// Every topology document of the sources, (name, text), files first.
+pub(crate) fn documents(s: &TopologySources) -> Result<Vec<(String, String)>, TopologyError> {
+    let mut docs = Vec::with_capacity(s.files.len() + s.texts.len());
+    for path in &s.files {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| TopologyError::new(name.clone(), ErrorKind::Io(e.to_string())))?;
+        docs.push((name, text));
+    }
+    docs.extend(s.texts.iter().cloned());
+    Ok(docs)
+}
+
+/// The documents of the sources merged as the contract's TOML (`advisor topology`), checked
+/// as `--topology` would read them.
+pub(crate) fn merged(s: &TopologySources, catalog: &Catalog) -> Result<Merged, EngineError> {
+    let docs = documents(s)?;
+    let merged = merge_documents(&docs, catalog)?;
+    Topology::from_documents(&docs, catalog)?;
+    Ok(merged)
 }
 
 pub(crate) fn assemble(
@@ -72,11 +100,8 @@ pub(crate) fn assemble(
     catalog: &Catalog,
 ) -> Result<Option<Topology>, EngineError> {
     let (disks, labels) = entries(&s.disks)?;
-    let file = match (&s.file, &s.text) {
-        (Some(path), _) => Some(Topology::load(path, catalog)?),
-        (None, Some((name, text))) => Some(Topology::parse(name, text, catalog)?),
-        (None, None) => None,
-    };
+    let docs = documents(s)?;
+    let file = if docs.is_empty() { None } else { Some(Topology::from_documents(&docs, catalog)?) };
     if let Some(mut t) = file {
         if !disks.is_empty() {
             return Err(EngineError::Form(

@@ -16,7 +16,7 @@ use advisor_model::{Format, RawCapture};
 
 use crate::decode::{self, Decoding};
 use crate::error::{ErrorKind, IngestError};
-use crate::{diskspd, fio, iostat, perfmon, refusals, sar};
+use crate::{azure_monitor, diskspd, fio, iostat, perfmon, refusals, sar};
 
 /// Every input advisor recognises, in the order detection tries them: the first row that
 /// claims the input decides (a [`Sniff::Fallback`] claim only when no row does). The
@@ -46,6 +46,7 @@ pub const FORMATS: &[Entry] = &[
     Entry::Read(&diskspd::DiskspdXml),
     Entry::Read(&diskspd::DiskspdText),
     Entry::Read(&fio::FioJson),
+    Entry::Read(&azure_monitor::AzureMonitorJson),
     Entry::Read(&sar::SarText),
     Entry::Refuse(&refusals::DISKSTATS),
     Entry::Refuse(&refusals::FIO_TERSE),
@@ -314,8 +315,8 @@ mod tests {
             supported(),
             "PerfMon CSV (typeperf/relog), iostat text (iostat -x -t 1), iostat JSON \
              (iostat -x -t -o JSON 1), DiskSpd XML (-Rxml) or text, fio JSON \
-             (--output-format=json), sar text \
-             (sar -A, sar -d -p -u)"
+             (--output-format=json), Azure Monitor metrics JSON (az monitor metrics list), sar \
+             text (sar -A, sar -d -p -u)"
         );
     }
 

@@ -64,7 +64,6 @@ pub(crate) const SADF_JSON: Refusal = Refusal {
     example: b"{\"sysstat\": {\"hosts\": [{\"file-date\": \"2026-11-21\"}]}}",
 };
 
-/// sar: rows start with a time of day and carry a DEV/CPU column.
 /// A binary sysstat data file (`/var/log/sa/saDD`): its layout changes between sysstat
 /// versions, so it is converted on the host that wrote it.
 pub(crate) const SA_BINARY: Refusal = Refusal {

@@ -92,7 +92,8 @@ pub struct NotEvaluated {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct InputSummary {
     pub file: String,
-    /// `perfmon-csv`, `iostat-text`, `iostat-json`, `diskspd-xml`, `diskspd-text`, `fio-json`, `sar-text`.
+    /// `perfmon-csv`, `iostat-text`, `iostat-json`, `diskspd-xml`, `diskspd-text`, `fio-json`,
+    /// `azure-monitor-json`, `sar-text`.
     pub format: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
