@@ -1,6 +1,7 @@
 //! One analysis: the captures tied to the topology, every rule evaluated, and what a report
 //! shows (per-target statistics, sampled series, percentile curves).
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use advisor_model::{
@@ -9,7 +10,7 @@ use advisor_model::{
 };
 use advisor_normalize::{Capture, Stats};
 use advisor_rules::Registry;
-use advisor_rules::eval::TargetId;
+use advisor_rules::eval::{CatalogCaps, TargetId};
 use advisor_topology::Topology;
 
 use crate::context::EngineContext;
@@ -34,6 +35,7 @@ pub(crate) struct Settings<'a> {
     pub(crate) only: &'a [String],
     pub(crate) busy_iops: f64,
     pub(crate) chart_points: usize,
+    pub(crate) catalog: &'a Arc<CatalogCaps>,
 }
 
 /// Analyzes captures already read, timing its parts.
@@ -44,7 +46,8 @@ pub(crate) fn run(
 ) -> (Analysis, Timings) {
     let mut timings = Timings::default();
     let t = Instant::now();
-    let ctx = EngineContext::new(captures, topology, settings.busy_iops);
+    let mut ctx = EngineContext::new(captures, topology, settings.busy_iops);
+    ctx.catalog = Some(Arc::clone(settings.catalog));
     timings.context_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
     let only = settings.only;

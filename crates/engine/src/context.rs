@@ -6,10 +6,11 @@ use std::sync::Arc;
 use advisor_model::{Direction, Metric, TargetKind};
 use advisor_normalize::Capture;
 use advisor_rules::eval::{
-    BenchInfo, Context, DiskInfo, PoolInfo, Series, TargetId, TargetInfo, VmInfo,
+    BenchInfo, CatalogCaps, Context, DiskInfo, PoolInfo, Series, SizeCaps, SkuCaps, TargetId,
+    TargetInfo, VmInfo,
 };
 use advisor_topology::{
-    BurstModel, Cache, CaptureTarget, DiskLimits, FigureOrigin, Matching, Role, Subject, Topology,
+    BurstModel, Cache, Catalog, CaptureTarget, DiskLimits, FigureOrigin, Matching, Role, Subject, Topology,
     match_targets,
 };
 
@@ -28,6 +29,46 @@ pub(crate) struct EngineContext<'a> {
     pub(crate) matched: Vec<Option<String>>,
     /// Per entry of `targets`: the disk it stands for (index into `disks`).
     pub(crate) disk_of: Vec<Option<usize>>,
+    /// The catalog's caps, for ceilings read from the data.
+    pub(crate) catalog: Option<Arc<CatalogCaps>>,
+}
+
+/// The catalog's caps as the rules read them: every disk SKU and VM size row, with its
+/// source (`crates/topology/catalog/*.csv`, `--catalog` files).
+pub(crate) fn catalog_caps(catalog: &Catalog) -> CatalogCaps {
+    let disks = catalog
+        .disk_skus()
+        .into_iter()
+        .map(|d| SkuCaps {
+            sku: d.name.clone(),
+            tier: d.tier.clone(),
+            iops: d.iops,
+            mbps: d.mbps,
+            burst_iops: d.burst_iops,
+            burst_mbps: d.burst_mbps,
+            superseded: d.superseded,
+            // Premium SSD v2's free baseline (3,000 IOPS / 125 MB/s) is what a disk left
+            // at its defaults holds; its other rows, and Ultra's, are ranges set per disk.
+            provisioned: d.kind.is_provisioned() && !d.name.ends_with("_baseline"),
+            source: d.source.clone(),
+        })
+        .collect();
+    let vms = catalog
+        .vm_sizes()
+        .into_iter()
+        .map(|v| SizeCaps {
+            size: v.name.clone(),
+            family: v.series().chars().take_while(char::is_ascii_uppercase).collect(),
+            cached_iops: v.cached_iops,
+            cached_mbps: v.cached_mbps,
+            uncached_iops: v.uncached_iops,
+            uncached_mbps: v.uncached_mbps,
+            uncached_burst_iops: v.uncached_burst_iops,
+            uncached_burst_mbps: v.uncached_burst_mbps,
+            source: v.source.clone(),
+        })
+        .collect();
+    CatalogCaps { disks, vms }
 }
 
 /// The order in which a disk's targets are preferred: the physical disk first.
@@ -122,6 +163,7 @@ impl<'a> EngineContext<'a> {
             matching: Matching::default(),
             matched: vec![None; targets.len()],
             disk_of: vec![None; targets.len()],
+            catalog: None,
             targets,
         };
         if let Some(t) = topology {
@@ -296,5 +338,8 @@ impl Context for EngineContext<'_> {
     }
     fn interval_s(&self, target: TargetId) -> Option<f64> {
         self.capture(target)?.meta.interval_s
+    }
+    fn catalog(&self) -> Option<&CatalogCaps> {
+        self.catalog.as_deref()
     }
 }

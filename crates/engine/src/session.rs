@@ -4,12 +4,14 @@
 //! reading every input while collecting every error, analyzing, inspecting, rendering.
 
 use std::fmt;
+use std::sync::Arc;
 use std::path::{Path, PathBuf};
 
 use advisor_model::Analysis;
 use advisor_normalize::{Capture, IngestError};
 use advisor_report::{Format, RenderOptions, Renderer, ReportError};
 use advisor_rules::{Diagnostic, LoadError, Registry};
+use advisor_rules::eval::CatalogCaps;
 use advisor_topology::{Catalog, CatalogError, Topology, TopologyError};
 
 use crate::analyze::{self, Settings, Timings};
@@ -241,9 +243,11 @@ impl SessionBuilder {
                 return Err(EngineError::Setting(Box::new(registry.unknown_rule(id))));
             }
         }
+        let caps = Arc::new(crate::context::catalog_caps(&catalog));
         Ok(Session {
             registry,
             catalog,
+            caps,
             renderer,
             only: self.only,
             busy_iops: self.busy_iops.unwrap_or(BUSY_IOPS),
@@ -274,6 +278,8 @@ impl SessionBuilder {
 pub struct Session {
     registry: Registry,
     catalog: Catalog,
+    /// The catalog's caps as the rules read them (`disk_caps_near`, `vm_sizes_near`).
+    caps: Arc<CatalogCaps>,
     renderer: Renderer,
     only: Vec<String>,
     busy_iops: f64,
@@ -382,6 +388,7 @@ impl Session {
             only: &self.only,
             busy_iops: self.busy_iops,
             chart_points: self.chart_points,
+            catalog: &self.caps,
         };
         analyze::run(captures, topology, &settings)
     }

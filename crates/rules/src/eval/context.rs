@@ -69,6 +69,47 @@ pub struct BenchInfo {
     pub settings: BenchSettings,
 }
 
+/// The catalog's published caps (`crates/topology/catalog`, plus `--catalog` rows), for
+/// matching a ceiling read from the data: `disk_caps_near`, `vm_sizes_near`. Figures in
+/// IO/s and Azure MB/s (10^6 bytes/s); each row keeps its `source`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CatalogCaps {
+    pub disks: Vec<SkuCaps>,
+    pub vms: Vec<SizeCaps>,
+}
+
+/// A disk SKU's caps (a row of `disk_skus.csv`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkuCaps {
+    pub sku: String,
+    pub tier: String,
+    pub iops: Option<f64>,
+    pub mbps: Option<f64>,
+    pub burst_iops: Option<f64>,
+    pub burst_mbps: Option<f64>,
+    /// A figure from a superseded document: never matched.
+    pub superseded: bool,
+    /// Performance set per disk (Ultra Disk, Premium SSD v2 beyond its baseline): never
+    /// matched, any figure in its range would.
+    pub provisioned: bool,
+    pub source: Vec<String>,
+}
+
+/// A VM size's storage caps (a row of `vm_sizes.csv`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SizeCaps {
+    pub size: String,
+    /// As `vm.family`: `DS` for Standard_DS13_v2.
+    pub family: String,
+    pub cached_iops: Option<f64>,
+    pub cached_mbps: Option<f64>,
+    pub uncached_iops: Option<f64>,
+    pub uncached_mbps: Option<f64>,
+    pub uncached_burst_iops: Option<f64>,
+    pub uncached_burst_mbps: Option<f64>,
+    pub source: Vec<String>,
+}
+
 /// Everything a rule can read. `Sync`: rules are evaluated on several threads.
 pub trait Context: Sync {
     /// Whether a topology (a file or `--vm`) was given.
@@ -100,6 +141,10 @@ pub trait Context: Sync {
     fn source_percentile(&self, target: TargetId, direction: Direction, pct: f64) -> Option<f64>;
     /// Seconds between samples, when known.
     fn interval_s(&self, target: TargetId) -> Option<f64>;
+    /// The catalog's caps; `None` when the caller has no catalog.
+    fn catalog(&self) -> Option<&CatalogCaps> {
+        None
+    }
 }
 
 /// A [`Context`] held in memory: for tests, and for callers without captures.
@@ -115,6 +160,7 @@ pub struct StaticContext {
     pub series: HashMap<(TargetId, Metric), Arc<Series>>,
     pub percentiles: HashMap<TargetId, Vec<(Direction, f64, f64)>>,
     pub intervals: HashMap<TargetId, f64>,
+    pub catalog: Option<CatalogCaps>,
 }
 
 impl StaticContext {
@@ -165,5 +211,8 @@ impl Context for StaticContext {
     }
     fn interval_s(&self, target: TargetId) -> Option<f64> {
         self.intervals.get(&target).copied()
+    }
+    fn catalog(&self) -> Option<&CatalogCaps> {
+        self.catalog.as_ref()
     }
 }

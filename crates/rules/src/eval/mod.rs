@@ -17,6 +17,7 @@ mod context;
 mod fields;
 mod format;
 mod functions;
+mod inferred;
 mod operators;
 mod value;
 
@@ -26,7 +27,8 @@ use std::sync::{Arc, Mutex};
 use advisor_model::{Direction, Finding, Metric, NotEvaluated, TargetKind, Unit};
 
 pub use context::{
-    BenchInfo, Context, DiskInfo, PoolInfo, Series, StaticContext, TargetId, TargetInfo, VmInfo,
+    BenchInfo, CatalogCaps, Context, DiskInfo, PoolInfo, Series, SizeCaps, SkuCaps,
+    StaticContext, TargetId, TargetInfo, VmInfo,
 };
 
 use crate::ast::{BinaryOp, UnaryOp};
