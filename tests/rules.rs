@@ -451,7 +451,8 @@ fn a_short_capture_leaves_inferred_disk_cap_not_evaluated_with_the_reason() {
     assert_eq!(ne.len(), 1, "{}", summary(&a));
     assert_eq!(ne[0].subject, None, "one subject: the reason is the rule's own\n{ne:?}");
     assert!(
-        ne[0].reason.contains("only 20 busy samples (20 s)") && ne[0].reason.contains("30 are needed"),
+        ne[0].reason.contains("only 20 busy samples (20 s)")
+            && ne[0].reason.contains("30 are needed"),
         "{}",
         ne[0].reason
     );

@@ -10,8 +10,8 @@ use advisor_rules::eval::{
     TargetInfo, VmInfo,
 };
 use advisor_topology::{
-    BurstModel, Cache, Catalog, CaptureTarget, DiskLimits, FigureOrigin, Matching, Role, Subject, Topology,
-    match_targets,
+    BurstModel, Cache, CaptureTarget, Catalog, DiskLimits, FigureOrigin, Matching, Role, Subject,
+    Topology, match_targets,
 };
 
 /// The rules' view of the captures and topology.

@@ -4,14 +4,14 @@
 //! reading every input while collecting every error, analyzing, inspecting, rendering.
 
 use std::fmt;
-use std::sync::Arc;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use advisor_model::Analysis;
 use advisor_normalize::{Capture, IngestError};
 use advisor_report::{Format, RenderOptions, Renderer, ReportError};
-use advisor_rules::{Diagnostic, LoadError, Registry};
 use advisor_rules::eval::CatalogCaps;
+use advisor_rules::{Diagnostic, LoadError, Registry};
 use advisor_topology::{Catalog, CatalogError, Topology, TopologyError};
 
 use crate::analyze::{self, Settings, Timings};

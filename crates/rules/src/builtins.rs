@@ -277,7 +277,11 @@ pub const FUNCTIONS: &[FunctionSpec] = &[
     FunctionSpec {
         builtin: Builtin::Plateau,
         name: "plateau",
-        params: &["a numeric series", "a bool series (which samples are busy)", "a count (busy samples needed)"],
+        params: &[
+            "a numeric series",
+            "a bool series (which samples are busy)",
+            "a count (busy samples needed)",
+        ],
         returns: "a series of the same dimension",
         doc: "The top band of the series: its busy samples at or above half their 99th percentile, the level a capped load keeps returning to (its `p50` is the ceiling, `p99` its top; a narrow band is a ceiling, a wide one a load that varies). No busy sample gives an empty band; fewer busy samples than asked makes the value missing (not evaluated: the capture is too short to tell a ceiling from a passing peak). A one-row benchmark summary is its own plateau. The band depends on the values only, not their order.",
         example: "p50(plateau(iops, iops >= 50 iops, 30))",
@@ -301,7 +305,11 @@ pub const FUNCTIONS: &[FunctionSpec] = &[
     FunctionSpec {
         builtin: Builtin::VmSizesNearIn,
         name: "vm_sizes_near",
-        params: &["a scalar rate or throughput", "a ratio (the tolerance)", "text: a family as `vm.family` gives it"],
+        params: &[
+            "a scalar rate or throughput",
+            "a ratio (the tolerance)",
+            "text: a family as `vm.family` gives it",
+        ],
         returns: "text",
         doc: "`vm_sizes_near` among the sizes of one family (`DS`, `E`): the capture's own when the size is partly known.",
         example: "vm_sizes_near(p50(mbps), 5%, vm.family) != \"none\"",

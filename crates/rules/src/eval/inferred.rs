@@ -34,12 +34,8 @@ pub(crate) enum Band {
 /// `min_busy` busy samples; none busy is an empty band (an idle target holds no ceiling).
 /// The band is chosen by value alone, so the order of the samples does not change it.
 pub(crate) fn plateau_band(vals: &[f64], busy: &[bool], min_busy: usize) -> Band {
-    let busy_vals: Vec<f64> = vals
-        .iter()
-        .zip(busy)
-        .filter(|(v, b)| **b && v.is_finite())
-        .map(|(v, _)| *v)
-        .collect();
+    let busy_vals: Vec<f64> =
+        vals.iter().zip(busy).filter(|(v, b)| **b && v.is_finite()).map(|(v, _)| *v).collect();
     if busy_vals.is_empty() {
         return Band::Samples(Vec::new());
     }
@@ -146,10 +142,7 @@ pub(crate) fn disk_caps_near(
             if dist > tolerance {
                 continue;
             }
-            match groups
-                .iter_mut()
-                .find(|g| g.1 == cap && g.2 == is_burst && g.3 == d.tier)
-            {
+            match groups.iter_mut().find(|g| g.1 == cap && g.2 == is_burst && g.3 == d.tier) {
                 Some(g) => g.4.push((i, d.sku.as_str())),
                 None => groups.push((dist, cap, is_burst, d.tier.clone(), vec![(i, &d.sku)])),
             }
@@ -205,7 +198,9 @@ pub(crate) fn vm_sizes_near(
         };
         let best = caps
             .iter()
-            .filter_map(|(what, c)| c.filter(|c| *c > 0.0).map(|c| ((ceiling - c).abs() / c, *what, c)))
+            .filter_map(|(what, c)| {
+                c.filter(|c| *c > 0.0).map(|c| ((ceiling - c).abs() / c, *what, c))
+            })
             .filter(|(d, _, _)| *d <= tolerance)
             .min_by(|a, b| a.0.total_cmp(&b.0));
         if let Some((d, what, c)) = best {
@@ -395,10 +390,16 @@ mod tests {
     }
 
     #[test]
-    fn a_p10_burst_ceiling_names_the_three_credit_bursting_skus() {
+    fn a_burst_ceiling_names_every_credit_bursting_sku_with_that_cap() {
         let c = catalog();
+        // P6, P10, P15 and P20 all burst to 3,500: neighbours in the catalog, a range.
         assert_eq!(
             disk_caps_near(&c, Measure::Iops, 3520.0, 0.05).as_deref(),
+            Some("P6-P20 (Premium SSD) burst cap of 3,500 IOPS")
+        );
+        let three = CatalogCaps { disks: c.disks[1..].to_vec(), vms: Vec::new() };
+        assert_eq!(
+            disk_caps_near(&three, Measure::Iops, 3480.0, 0.05).as_deref(),
             Some("P10/P15/P20 (Premium SSD) burst cap of 3,500 IOPS")
         );
         // 500 IOPS: the Standard HDD run (neighbours in the catalog, so a range) and the

@@ -27,8 +27,8 @@ use std::sync::{Arc, Mutex};
 use advisor_model::{Direction, Finding, Metric, NotEvaluated, TargetKind, Unit};
 
 pub use context::{
-    BenchInfo, CatalogCaps, Context, DiskInfo, PoolInfo, Series, SizeCaps, SkuCaps,
-    StaticContext, TargetId, TargetInfo, VmInfo,
+    BenchInfo, CatalogCaps, Context, DiskInfo, PoolInfo, Series, SizeCaps, SkuCaps, StaticContext,
+    TargetId, TargetInfo, VmInfo,
 };
 
 use crate::ast::{BinaryOp, UnaryOp};
