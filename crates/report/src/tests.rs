@@ -425,3 +425,43 @@ fn formats_from_names() {
     assert_eq!("markdown".parse::<Format>(), Ok(Format::Markdown));
     assert!("pdf".parse::<Format>().is_err());
 }
+
+/// A ceiling read from the data is drawn as a line of its own, labelled as inferred, on the
+/// charts of the target its finding names (and only there), in the chart's unit.
+#[test]
+fn inferred_ceilings_are_drawn_as_their_own_labelled_lines() {
+    let mut a = field_case();
+    a.findings.push(Finding {
+        rule: "inferred-disk-cap".into(),
+        severity: Severity::Warning,
+        subject: "D:".into(),
+        title: "A target holds a ceiling while IO queues: a cap read from the data".into(),
+        evidence: "D: held 2050 IOPS and 256.3 MB/s".into(),
+        fix: "f".into(),
+        metrics: BTreeMap::from([
+            ("ceiling_iops".to_owned(), 2050.0),
+            ("ceiling_mbps".to_owned(), 256.3),
+        ]),
+        refs: vec![],
+    });
+    let charts = crate::series::chart_data(&a);
+    let inferred: Vec<(&str, &str, &crate::CapLine)> = charts
+        .iter()
+        .flat_map(|c| {
+            c.caps
+                .iter()
+                .filter(|l| l.label.contains("inferred"))
+                .map(move |l| (c.target.as_str(), c.metric.as_str(), l))
+        })
+        .collect();
+    assert_eq!(inferred.len(), 1, "{inferred:?}");
+    let (target, metric, line) = inferred[0];
+    assert_eq!((target, metric), ("D:", "mbps"));
+    assert_eq!(line.label, "inferred ceiling of D: (read from the data) 256 MB/s (244.4 MiB/s)");
+    assert!((line.value - 256.3e6 / 1_048_576.0).abs() < 1e-9);
+    let html = render(&a, Format::Html);
+    assert!(
+        html.contains("inferred ceiling of D: (read from the data)"),
+        "no inferred line in the HTML"
+    );
+}
