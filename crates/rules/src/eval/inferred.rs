@@ -81,7 +81,7 @@ fn grouped(x: f64) -> String {
     let digits = whole.abs().to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -116,6 +116,17 @@ fn sku_names(rows: &[(usize, &str)]) -> String {
     parts.join("/")
 }
 
+/// SKUs sharing one cap (value, baseline or burst, tier), as the matches list them.
+struct CapGroup<'a> {
+    /// Relative distance of the cap from the ceiling.
+    dist: f64,
+    cap: f64,
+    burst: bool,
+    tier: &'a str,
+    /// (catalog row, SKU name)
+    rows: Vec<(usize, &'a str)>,
+}
+
 /// The disk SKUs whose baseline or burst cap (of `measure`) lies within `tolerance` of
 /// `ceiling`, grouped by cap and closest first: `P10/P15/P20 (Premium SSD) burst cap of 3,500 IOPS`.
 /// Superseded rows and provisioned ranges (Ultra Disk, Premium SSD v2 above its free
@@ -126,8 +137,7 @@ pub(crate) fn disk_caps_near(
     ceiling: f64,
     tolerance: f64,
 ) -> Option<String> {
-    // (distance, cap, burst, tier, rows)
-    let mut groups: Vec<(f64, f64, bool, String, Vec<(usize, &str)>)> = Vec::new();
+    let mut groups: Vec<CapGroup<'_>> = Vec::new();
     for (i, d) in catalog.disks.iter().enumerate() {
         if d.superseded || d.provisioned {
             continue;
@@ -142,25 +152,35 @@ pub(crate) fn disk_caps_near(
             if dist > tolerance {
                 continue;
             }
-            match groups.iter_mut().find(|g| g.1 == cap && g.2 == is_burst && g.3 == d.tier) {
-                Some(g) => g.4.push((i, d.sku.as_str())),
-                None => groups.push((dist, cap, is_burst, d.tier.clone(), vec![(i, &d.sku)])),
+            let same = |g: &&mut CapGroup<'_>| {
+                (g.cap - cap).abs() <= 1e-9 * cap && g.burst == is_burst && g.tier == d.tier
+            };
+            match groups.iter_mut().find(same) {
+                Some(g) => g.rows.push((i, d.sku.as_str())),
+                None => groups.push(CapGroup {
+                    dist,
+                    cap,
+                    burst: is_burst,
+                    tier: &d.tier,
+                    rows: vec![(i, &d.sku)],
+                }),
             }
         }
     }
     if groups.is_empty() {
         return None;
     }
-    groups.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    groups.sort_by(|a, b| a.dist.total_cmp(&b.dist).then(a.cap.total_cmp(&b.cap)));
     let phrases: Vec<String> = groups
         .iter()
         .take(MAX_MATCHES)
-        .map(|(_, cap, burst, tier, rows)| {
+        .map(|g| {
             format!(
-                "{} ({tier}) {} of {} {}",
-                sku_names(rows),
-                if *burst { "burst cap" } else { "cap" },
-                grouped(*cap),
+                "{} ({}) {} of {} {}",
+                sku_names(&g.rows),
+                g.tier,
+                if g.burst { "burst cap" } else { "cap" },
+                grouped(g.cap),
                 measure.unit()
             )
         })
