@@ -10,7 +10,9 @@
 //!   (`advisor rules`, `advisor catalog`, the API's reference routes).
 
 mod analyze;
-mod context;
+mod bind;
+mod capture_series;
+mod catalog_caps;
 mod inspect;
 mod series;
 mod session;

@@ -243,7 +243,7 @@ impl SessionBuilder {
                 return Err(EngineError::Setting(Box::new(registry.unknown_rule(id))));
             }
         }
-        let caps = Arc::new(crate::context::catalog_caps(&catalog));
+        let caps = Arc::new(crate::catalog_caps::catalog_caps(&catalog));
         Ok(Session {
             registry,
             catalog,

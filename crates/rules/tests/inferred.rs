@@ -7,7 +7,9 @@
 #![allow(clippy::panic, clippy::expect_used, clippy::unwrap_used, clippy::float_cmp)]
 
 use advisor_model::{Metric, TargetKind};
-use advisor_rules::eval::{CatalogCaps, Series, SizeCaps, SkuCaps, StaticContext, TargetId};
+use std::sync::Arc;
+
+use advisor_rules::eval::{CatalogCaps, Facts, MemorySeries, Series, SizeCaps, SkuCaps, TargetId};
 use advisor_rules::{CheckedRule, Outcome, Registry, evaluate_rule};
 use proptest::prelude::*;
 
@@ -80,22 +82,40 @@ fn catalog() -> CatalogCaps {
     }
 }
 
+/// The facts (with the catalog or without) and the series of one analysis.
+#[derive(Default)]
+struct Case {
+    facts: Facts,
+    series: MemorySeries,
+}
+
+impl Case {
+    fn new(catalog: Option<CatalogCaps>) -> Case {
+        let facts = Facts { catalog: catalog.map(Arc::new), ..Facts::default() };
+        Case { facts, series: MemorySeries::default() }
+    }
+}
+
+fn run(r: &CheckedRule, c: &Case) -> Outcome {
+    evaluate_rule(r, &c.facts, &c.series)
+}
+
 fn timed(values: &[f64]) -> Series {
     values.iter().enumerate().map(|(i, v)| (Some(i as i64 * 1000), *v)).collect()
 }
 
 /// One disk target `E:` sampled every second: IOPS, queue depth, latency (ms) and MiB/s
 /// at 8 KiB.
-fn capture(iops: &[f64], queue: &[f64]) -> (StaticContext, TargetId) {
-    let mut c = StaticContext { catalog: Some(catalog()), ..Default::default() };
-    let t = c.add_target("E:", TargetKind::Disk);
-    c.intervals.insert(t, 1.0);
-    c.set_series(t, Metric::Iops, timed(iops));
-    c.set_series(t, Metric::QueueDepth, timed(queue));
+fn capture(iops: &[f64], queue: &[f64]) -> (Case, TargetId) {
+    let mut c = Case::new(Some(catalog()));
+    let t = c.facts.add_target("E:", TargetKind::Disk);
+    c.series.intervals.insert(t, 1.0);
+    c.series.set_series(t, Metric::Iops, timed(iops));
+    c.series.set_series(t, Metric::QueueDepth, timed(queue));
     let lat: Vec<f64> = iops.iter().zip(queue).map(|(i, q)| q / i * 1000.0).collect();
-    c.set_series(t, Metric::LatencyMs, timed(&lat));
+    c.series.set_series(t, Metric::LatencyMs, timed(&lat));
     let mib: Vec<f64> = iops.iter().map(|i| i * 8.0 / 1024.0).collect();
-    c.set_series(t, Metric::Mbps, timed(&mib));
+    c.series.set_series(t, Metric::Mbps, timed(&mib));
     (c, t)
 }
 
@@ -125,7 +145,7 @@ fn plateau_finds_the_band_a_capped_series_holds() {
     iops.extend(b);
     queue.extend(q);
     let (c, _) = capture(&iops, &queue);
-    let o = evaluate_rule(&rule("target", CEILING, "{ceiling_iops:.0}-{top_iops:.0}"), &c);
+    let o = run(&rule("target", CEILING, "{ceiling_iops:.0}-{top_iops:.0}"), &c);
     assert_eq!(only(&o).evidence, "3525-3560");
 }
 
@@ -133,7 +153,7 @@ fn plateau_finds_the_band_a_capped_series_holds() {
 fn plateau_with_too_few_busy_samples_is_not_evaluated_and_says_why() {
     let (iops, queue) = p10_burst(20);
     let (c, _) = capture(&iops, &queue);
-    let o = evaluate_rule(&rule("target", CEILING, "{ceiling_iops:.0}"), &c);
+    let o = run(&rule("target", CEILING, "{ceiling_iops:.0}"), &c);
     assert!(o.findings.is_empty(), "{o:#?}");
     let reason = &o.not_evaluated[0].reason;
     assert!(
@@ -146,7 +166,7 @@ fn plateau_with_too_few_busy_samples_is_not_evaluated_and_says_why() {
     // with `duration(busy) > 0 s` stays quiet (an idle disk holds no ceiling).
     let (c, _) = capture(&[3.0; 60], &[0.01; 60]);
     let guarded = "let busy = iops >= 50 iops\nwhen duration(busy) > 0 s and p50(plateau(iops, busy, 30)) > 0 iops";
-    let o = evaluate_rule(&rule("target", guarded, "x"), &c);
+    let o = run(&rule("target", guarded, "x"), &c);
     assert!(o.findings.is_empty() && o.not_evaluated.is_empty(), "{o:#?}");
 }
 
@@ -156,13 +176,13 @@ fn keep_and_longest_measure_the_stretch_at_the_ceiling() {
     let queue = [1.0, 15.0, 16.0, 15.0, 1.0, 30.0, 31.0, 1.0];
     let (c, _) = capture(&iops, &queue);
     let body = "let at = iops >= 3000 iops\nlet q = p50(keep(queue_depth, at))\nlet held_s = longest(at)\nwhen true";
-    let o = evaluate_rule(&rule("target", body, "{q:.0} {held_s:.0} s"), &c);
+    let o = run(&rule("target", body, "{q:.0} {held_s:.0} s"), &c);
     assert_eq!(only(&o).evidence, "16 3 s");
     // A one-row benchmark summary has no interval to time a stretch by.
-    let mut c = StaticContext::default();
-    let t = c.add_target("run", TargetKind::Benchmark);
-    c.set_series(t, Metric::Iops, vec![(None, 4618.0)]);
-    let o = evaluate_rule(&rule("target", "when longest(iops > 0 iops) > 0 s", "x"), &c);
+    let mut c = Case::default();
+    let t = c.facts.add_target("run", TargetKind::Benchmark);
+    c.series.set_series(t, Metric::Iops, vec![(None, 4618.0)]);
+    let o = run(&rule("target", "when longest(iops > 0 iops) > 0 s", "x"), &c);
     assert!(o.not_evaluated[0].reason.contains("needs samples over time"), "{o:#?}");
 }
 
@@ -171,7 +191,7 @@ fn catalog_matches_name_skus_and_sizes_and_need_a_catalog() {
     let (iops, queue) = p10_burst(60);
     let (c, _) = capture(&iops, &queue);
     let body = "let ceiling_iops = p50(plateau(iops, iops >= 50 iops, 30))\nwhen true";
-    let o = evaluate_rule(
+    let o = run(
         &rule(
             "target",
             body,
@@ -184,10 +204,10 @@ fn catalog_matches_name_skus_and_sizes_and_need_a_catalog() {
         "P10/P15/P20 (Premium SSD) burst cap of 3,500 IOPS | Standard_DS1 (uncached 3,200 IOPS)"
     );
     // By MB/s: 815 MB/s is the E16as_v5's uncached burst cap; of the family DS, nothing.
-    let mut c = StaticContext { catalog: Some(catalog()), ..Default::default() };
-    let t = c.add_target("run", TargetKind::Benchmark);
-    c.set_series(t, Metric::Mbps, vec![(None, 815e6 / 1_048_576.0)]);
-    let o = evaluate_rule(
+    let mut c = Case::new(Some(catalog()));
+    let t = c.facts.add_target("run", TargetKind::Benchmark);
+    c.series.set_series(t, Metric::Mbps, vec![(None, 815e6 / 1_048_576.0)]);
+    let o = run(
         &rule(
             "target",
             "when true",
@@ -198,8 +218,8 @@ fn catalog_matches_name_skus_and_sizes_and_need_a_catalog() {
     assert_eq!(only(&o).evidence, "Standard_E16as_v5 (uncached burst 800 MB/s) / none / none");
     // Without a catalog the matches are unknown, not "none".
     let (mut c, _) = capture(&iops, &queue);
-    c.catalog = None;
-    let o = evaluate_rule(
+    c.facts.catalog = None;
+    let o = run(
         &rule("target", &format!("{body}\nand disk_caps_near(ceiling_iops, 5%) != \"none\""), "x"),
         &c,
     );
@@ -211,7 +231,7 @@ fn the_shipped_rule_fires_on_a_queued_ceiling_and_not_on_flat_demand() {
     let r = shipped("inferred-disk-cap");
     let (iops, queue) = p10_burst(60);
     let (c, _) = capture(&iops, &queue);
-    let o = evaluate_rule(&r, &c);
+    let o = run(&r, &c);
     let f = only(&o);
     assert!(
         f.evidence.contains("within 5%: P10/P15/P20 (Premium SSD) burst cap of 3,500 IOPS by IOPS"),
@@ -223,7 +243,7 @@ fn the_shipped_rule_fires_on_a_queued_ceiling_and_not_on_flat_demand() {
     assert!((0.0..=100.0).contains(&confidence), "{confidence}");
     // A log disk steady at 500 IOPS, QD 1 at 1 ms: flat demand, no queue: quiet.
     let (c, _) = capture(&[500.0; 60], &[0.5; 60]);
-    let o = evaluate_rule(&r, &c);
+    let o = run(&r, &c);
     assert!(o.findings.is_empty() && o.not_evaluated.is_empty(), "{o:#?}");
 }
 
@@ -250,11 +270,11 @@ proptest! {
     fn scaling_iops_scales_the_ceiling((iops, queue) in noisy_capture(), k in 0.25f64..4.0) {
         let r = shipped("inferred-disk-cap");
         let (c, _) = capture(&iops, &queue);
-        let base = evaluate_rule(&r, &c);
+        let base = run(&r, &c);
         let scaled_iops: Vec<f64> = iops.iter().map(|x| x * k).collect();
         let scaled_queue: Vec<f64> = queue.iter().map(|x| x * k).collect();
         let (c, _) = capture(&scaled_iops, &scaled_queue);
-        let scaled = evaluate_rule(&r, &c);
+        let scaled = run(&r, &c);
         prop_assert_eq!(base.findings.len(), 1, "{:#?}", base);
         prop_assert_eq!(scaled.findings.len(), 1, "{:#?}", scaled);
         for m in ["ceiling_iops", "ceiling_top_iops"] {
@@ -269,7 +289,7 @@ proptest! {
     fn shuffling_samples_changes_no_ceiling((iops, queue) in noisy_capture(), seed in any::<u64>()) {
         let r = rule("target", "let top = plateau(iops, iops >= 50 iops, 30)\nlet ceiling_iops = p50(top)\nlet ceiling_top_iops = p99(top)\nlet spread = ratio(ceiling_top_iops - ceiling_iops, ceiling_top_iops)\nwhen true", "x");
         let (c, _) = capture(&iops, &queue);
-        let base = evaluate_rule(&r, &c);
+        let base = run(&r, &c);
         // A Fisher-Yates shuffle driven by a small LCG (the seed is proptest's).
         let mut order: Vec<usize> = (0..iops.len()).collect();
         let mut s = seed | 1;
@@ -280,7 +300,7 @@ proptest! {
         let shuffled: Vec<f64> = order.iter().map(|i| iops[*i]).collect();
         let shuffled_q: Vec<f64> = order.iter().map(|i| queue[*i]).collect();
         let (c, _) = capture(&shuffled, &shuffled_q);
-        let other = evaluate_rule(&r, &c);
+        let other = run(&r, &c);
         for m in ["ceiling_iops", "ceiling_top_iops", "spread"] {
             prop_assert_eq!(metric(&base, m), metric(&other, m), "{}", m);
         }

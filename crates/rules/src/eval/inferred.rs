@@ -5,11 +5,11 @@
 
 use std::sync::Arc;
 
-use super::context::CatalogCaps;
-use super::value::{self, R, S, V, missing};
-use super::{AZURE_MB, Env};
+use super::facts::CatalogCaps;
+use super::value::{self, OrMissing, TimeSeries, Value, missing};
+use super::{AZURE_MB, Evaluation};
 use crate::builtins::Builtin;
-use crate::check::TExpr;
+use crate::check::TypedExpr;
 use crate::types::Dim;
 
 /// A sample counts in the top band when it reaches this share of the busy samples' 99th
@@ -244,29 +244,29 @@ pub(crate) fn vm_sizes_near(
     Some(text)
 }
 
-impl Env<'_> {
+impl Evaluation<'_> {
     /// `keep`, `longest`, `plateau`, `disk_caps_near` and `vm_sizes_near`.
-    pub(super) fn inferred(&mut self, b: Builtin, args: &[TExpr]) -> R<V> {
+    pub(super) fn inferred(&mut self, b: Builtin, args: &[TypedExpr]) -> OrMissing<Value> {
         let mut vals = Vec::with_capacity(args.len());
         for a in args {
             vals.push(self.eval(a)?);
         }
         let arg = |i: usize| args.get(i).map(|a| self.src(a)).unwrap_or_default();
         match (b, vals.as_slice()) {
-            (Builtin::Keep, [V::Nums(x), cond]) => Ok(V::Nums(select(x, cond))),
-            (Builtin::Longest, [V::Bools(c)]) => match c.interval_s() {
-                Some(iv) => Ok(V::Num(value::longest_run_s(c, iv))),
+            (Builtin::Keep, [Value::Nums(x), cond]) => Ok(Value::Nums(select(x, cond))),
+            (Builtin::Longest, [Value::Bools(c)]) => match c.interval_s() {
+                Some(iv) => Ok(Value::Num(value::longest_run_s(c, iv))),
                 None => missing(self.no_interval(args)),
             },
-            (Builtin::Longest, [V::Bool(false)]) => Ok(V::Num(0.0)),
-            (Builtin::Plateau, [V::Nums(x), busy, V::Num(min)]) => {
+            (Builtin::Longest, [Value::Bool(false)]) => Ok(Value::Num(0.0)),
+            (Builtin::Plateau, [Value::Nums(x), busy, Value::Num(min)]) => {
                 // A benchmark's one summary row is its own plateau.
                 if x.len() == 1 && x.times.first().is_some_and(Option::is_none) {
-                    return Ok(V::Nums(x.clone()));
+                    return Ok(Value::Nums(x.clone()));
                 }
-                let pairs: S<(f64, bool)> = match busy {
-                    V::Bools(c) => x.join(c, |v, b| (v, b)),
-                    V::Bool(b) => x.map(|v| (v, *b)),
+                let pairs: TimeSeries<(f64, bool)> = match busy {
+                    Value::Bools(c) => x.join(c, |v, b| (v, b)),
+                    Value::Bool(b) => x.map(|v| (v, *b)),
                     v => return missing(format!("plateau() of {}", v.describe())),
                 };
                 let vals: Vec<f64> = pairs.vals.iter().map(|p| p.0).collect();
@@ -282,7 +282,7 @@ impl Env<'_> {
                             arg(1)
                         ))
                     }
-                    Band::Samples(idx) => Ok(V::Nums(S {
+                    Band::Samples(idx) => Ok(Value::Nums(TimeSeries {
                         times: Arc::new(idx.iter().map(|i| pairs.times[*i]).collect()),
                         vals: Arc::new(idx.iter().map(|i| vals[*i]).collect()),
                         interval: x.interval_s(),
@@ -291,9 +291,9 @@ impl Env<'_> {
             }
             (
                 Builtin::DiskCapsNear | Builtin::VmSizesNear | Builtin::VmSizesNearIn,
-                [V::Num(x), V::Num(tol), rest @ ..],
+                [Value::Num(x), Value::Num(tol), rest @ ..],
             ) => {
-                let Some(catalog) = self.ctx.catalog() else {
+                let Some(catalog) = self.facts.catalog.as_deref() else {
                     return missing("no catalog of Azure limits to match the ceiling against");
                 };
                 let (measure, x) = match args.first().map(|a| a.ty.dim) {
@@ -302,25 +302,25 @@ impl Env<'_> {
                 };
                 let found = match (b, rest) {
                     (Builtin::DiskCapsNear, _) => disk_caps_near(catalog, measure, x, *tol),
-                    (_, [V::Text(f)]) => vm_sizes_near(catalog, measure, x, *tol, Some(f)),
+                    (_, [Value::Text(f)]) => vm_sizes_near(catalog, measure, x, *tol, Some(f)),
                     _ => vm_sizes_near(catalog, measure, x, *tol, None),
                 };
-                Ok(V::Text(found.unwrap_or_else(|| "none".to_owned())))
+                Ok(Value::Text(found.unwrap_or_else(|| "none".to_owned())))
             }
             (_, v) => missing(format!(
                 "{}() of {}",
                 b.spec().name,
-                v.iter().map(V::describe).collect::<Vec<_>>().join(", ")
+                v.iter().map(Value::describe).collect::<Vec<_>>().join(", ")
             )),
         }
     }
 }
 
 /// The samples of `x` (joined on time with `cond`) where `cond` holds.
-fn select(x: &S<f64>, cond: &V) -> S<f64> {
-    let pairs: S<(f64, bool)> = match cond {
-        V::Bools(c) => x.join(c, |v, b| (v, b)),
-        V::Bool(b) => x.map(|v| (v, *b)),
+fn select(x: &TimeSeries<f64>, cond: &Value) -> TimeSeries<f64> {
+    let pairs: TimeSeries<(f64, bool)> = match cond {
+        Value::Bools(c) => x.join(c, |v, b| (v, b)),
+        Value::Bool(b) => x.map(|v| (v, *b)),
         _ => x.map(|v| (v, false)),
     };
     let (times, vals): (Vec<Option<i64>>, Vec<f64>) = pairs
@@ -330,12 +330,12 @@ fn select(x: &S<f64>, cond: &V) -> S<f64> {
         .filter(|(_, (_, b))| *b)
         .map(|(t, (v, _))| (*t, *v))
         .unzip();
-    S { times: Arc::new(times), vals: Arc::new(vals), interval: x.interval_s() }
+    TimeSeries { times: Arc::new(times), vals: Arc::new(vals), interval: x.interval_s() }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::context::{SizeCaps, SkuCaps};
+    use super::super::facts::{SizeCaps, SkuCaps};
     use super::*;
 
     fn sku(name: &str, tier: &str, caps: [Option<f64>; 4]) -> SkuCaps {
