@@ -102,6 +102,7 @@ fn input_summary(c: &Capture) -> InputSummary {
         targets: c.targets().iter().map(|t| t.name.clone()).collect(),
         ignored: c.meta.ignored.clone(),
         warnings: c.meta.warnings.iter().map(ToString::to_string).collect(),
+        reason: None,
     }
 }
 

@@ -15,6 +15,9 @@ pub struct TopologySources {
     pub file: Option<PathBuf>,
     /// A topology file's text and the name to show (an uploaded file).
     pub text: Option<(String, String)>,
+    /// Documents that describe the VM, each with the name to show (a bundle's, named
+    /// `bundle.tgz!imds.json`); only those [`document_kind`] accepts are passed here.
+    pub texts: Vec<(String, String)>,
     /// A VM size: alone, the VM's caps and no disks; with a file, it replaces the file's
     /// size; with the disks table, the table's VM.
     pub vm: Option<String>,
@@ -72,11 +75,23 @@ pub(crate) fn assemble(
     catalog: &Catalog,
 ) -> Result<Option<Topology>, EngineError> {
     let (disks, labels) = entries(&s.disks)?;
-    let file = match (&s.file, &s.text) {
-        (Some(path), _) => Some(Topology::load(path, catalog)?),
-        (None, Some((name, text))) => Some(Topology::parse(name, text, catalog)?),
-        (None, None) => None,
-    };
+    let mut files = Vec::new();
+    match (&s.file, &s.text) {
+        (Some(path), _) => files.push(Topology::load(path, catalog)?),
+        (None, Some((name, text))) => files.push(Topology::parse(name, text, catalog)?),
+        (None, None) => {}
+    }
+    for (name, text) in &s.texts {
+        files.push(Topology::parse(name, text, catalog)?);
+    }
+    if files.len() > 1 {
+        let names: Vec<&str> = files.iter().map(|t| t.origin.as_str()).collect();
+        return Err(EngineError::Form(format!(
+            "several topology files ({}): give one",
+            names.join(", ")
+        )));
+    }
+    let file = files.pop();
     if let Some(mut t) = file {
         if !disks.is_empty() {
             return Err(EngineError::Form(
@@ -101,6 +116,67 @@ pub(crate) fn assemble(
     }
     let t = Topology::from_entries(FORM, size, s.temp_disk.as_deref(), &disks, &labels, catalog)?;
     Ok(Some(t))
+}
+
+/// Whether the topology reads a document (a bundle's file that is not a capture), and as
+/// what; if not, why not, naming what the document is. The one place that says which
+/// documents the topology knows: a bundle's other files are listed as ignored with the
+/// reason instead of failing the run.
+pub fn document_kind(text: &str) -> Result<&'static str, String> {
+    const KEYS: [&str; 3] = ["vm", "disk", "pool"];
+    let t = text.trim_start();
+    let json: Option<serde_json::Value> = serde_json::from_str(t).ok();
+    if let Some(serde_json::Value::Object(o)) = &json
+        && KEYS.iter().any(|k| o.contains_key(*k))
+    {
+        return Ok("a topology file (JSON)");
+    }
+    if json.is_none()
+        && let Ok(table) = t.parse::<toml::Table>()
+        && KEYS.iter().any(|k| table.contains_key(*k))
+    {
+        return Ok("a topology file (TOML)");
+    }
+    let what = describe(json.as_ref(), t);
+    Err(format!(
+        "{what}, which this build's topology does not read yet; give the VM size with --vm \
+         or a topology file with --topology"
+    ))
+}
+
+/// What a document that is neither a capture nor a topology file is, in a user's words.
+fn describe(json: Option<&serde_json::Value>, text: &str) -> &'static str {
+    use serde_json::Value;
+    let first = match json {
+        Some(Value::Array(a)) => a.first(),
+        v => v,
+    };
+    let has = |k: &str| first.and_then(|v| v.get(k)).is_some();
+    if has("compute") || has("vmSize") && has("storageProfile") && has("azEnvironment") {
+        "an Azure instance metadata (IMDS) document"
+    } else if has("hardwareProfile") || has("storageProfile") {
+        "az vm show JSON"
+    } else if has("diskSizeGb") || has("diskSizeGB") || has("diskIopsReadWrite") {
+        "az disk JSON"
+    } else if has("blockdevices") {
+        "lsblk JSON"
+    } else if has("Number") && (has("Location") || has("PartitionStyle")) {
+        "Get-Disk JSON"
+    } else if has("DeviceId") && has("PhysicalLocation") {
+        "Get-PhysicalDisk JSON"
+    } else if has("DiskNumber") && has("PartitionNumber") {
+        "Get-Partition JSON"
+    } else if has("FileSystem") && has("SizeRemaining") {
+        "Get-Volume JSON"
+    } else if json.is_some() {
+        "a JSON document of no kind advisor knows"
+    } else if text.lines().any(|l| l.contains(" lun") && l.contains(" -> ")) {
+        "a /dev/disk/azure listing"
+    } else if text.lines().next().is_some_and(|l| l.starts_with('\\')) {
+        "a PerfMon counter list"
+    } else {
+        "text of no kind advisor knows"
+    }
 }
 
 #[cfg(test)]

@@ -78,6 +78,7 @@ pub(crate) fn field_case() -> Analysis {
                 targets: vec!["D:".into(), "E:".into()],
                 ignored: vec!["\\\\SQL01\\Memory\\Pages/sec".into()],
                 warnings: vec!["3 blank cells read as missing".into()],
+                reason: None,
             },
             InputSummary {
                 file: "run|1.xml".into(),
@@ -90,6 +91,20 @@ pub(crate) fn field_case() -> Analysis {
                 targets: vec!["E:\\io.dat".into(), "F:\\io.dat".into()],
                 ignored: vec![],
                 warnings: vec![],
+                reason: None,
+            },
+            InputSummary {
+                file: "bundle.tgz!advisor-sql01/lsblk.json".into(),
+                format: "ignored".into(),
+                version: None,
+                host: None,
+                start: None,
+                end: None,
+                samples: 0,
+                targets: vec![],
+                ignored: vec![],
+                warnings: vec![],
+                reason: Some("lsblk JSON: this build does not read it into the topology".into()),
             },
         ],
         findings: vec![

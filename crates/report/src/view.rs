@@ -165,6 +165,8 @@ struct InputView<'a> {
     targets: &'a [String],
     ignored: &'a [String],
     warnings: &'a [String],
+    /// Why a bundle's file was not read (or what it was read as).
+    reason: Option<&'a str>,
     /// `end - start` in seconds, when both parse.
     span_s: Option<f64>,
 }
@@ -501,6 +503,7 @@ pub(crate) fn build<'a>(
                 targets: &i.targets,
                 ignored: &i.ignored,
                 warnings: &i.warnings,
+                reason: i.reason.as_deref(),
                 span_s,
             }
         })

@@ -59,6 +59,7 @@ impl Upload {
         let sources = TopologySources {
             file: None,
             text: self.topology,
+            texts: Vec::new(),
             vm: self.vm,
             temp_disk: self.temp_disk,
             disks,
