@@ -57,7 +57,9 @@ fn captures() -> Vec<String> {
 fn expected(name: &str) -> (i32, &'static str) {
     match name {
         "binary-garbage.bin" => (2, "binary data"),
-        "bundle-zip-bomb.zip" => (2, "entry `perfmon.csv`: the archive unpacks to more than 200 times"),
+        "bundle-zip-bomb.zip" => {
+            (2, "entry `perfmon.csv`: the archive unpacks to more than 200 times")
+        }
         "bundle-traversal.zip" | "bundle-traversal.tar.gz" => {
             (2, "entry `../../etc/cron.d/x`: a `..` component")
         }

@@ -118,8 +118,12 @@ impl BundleSummary {
             e.host = m.host.clone();
             e.start = m.start.as_deref().map(|s| s.trim_end_matches('Z').to_owned());
             e.end = m.end.as_deref().map(|s| s.trim_end_matches('Z').to_owned());
-            e.warnings =
-                self.facts().into_iter().skip(1).filter(|f| !f.starts_with("host ")).collect();
+            e.warnings = self
+                .facts()
+                .into_iter()
+                .skip(1)
+                .filter(|f| !f.starts_with("host ") && !f.starts_with("from "))
+                .collect();
             out.push(e);
         }
         for (name, what) in &self.documents {
