@@ -58,6 +58,9 @@ pub(crate) struct View<'a> {
     not_evaluated: Vec<Reason<'a>>,
     not_evaluated_count: usize,
     inputs: Vec<InputView<'a>>,
+    /// Inputs that are captures (a bundle's manifest, documents and ignored files are
+    /// listed among the inputs but not counted in the summary line).
+    capture_count: usize,
     warnings: &'a [String],
     charts: bool,
 }
@@ -521,6 +524,11 @@ pub(crate) fn build<'a>(
         targets,
         not_evaluated_count: analysis.not_evaluated.len(),
         not_evaluated,
+        capture_count: analysis
+            .inputs
+            .iter()
+            .filter(|i| !matches!(i.format.as_str(), "collector-manifest" | "topology" | "ignored"))
+            .count(),
         inputs,
         warnings: &analysis.warnings,
         charts: with_charts,
