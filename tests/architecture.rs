@@ -132,6 +132,23 @@ fn the_front_ends_reach_the_pipeline_only_through_the_engine() {
 }
 
 #[test]
+fn the_rules_read_limits_from_model_not_topology() {
+    // The rules see a VM, its disks and pools as `advisor_model::limits` types and the facts
+    // the engine binds; the topology file and the catalog stay on the engine's side.
+    let actual = actual();
+    assert!(actual["rules"].contains("model"), "{:?}", actual["rules"]);
+    assert!(
+        !actual["rules"].contains("topology"),
+        "`rules` depends on `topology`: the limit types it reads live in `advisor_model::limits`"
+    );
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
+    assert!(
+        !allowed(&readme)["rules"].contains("topology"),
+        "the README lets `rules` use `topology`"
+    );
+}
+
+#[test]
 fn the_list_reader_reads_lists() {
     let text = "# x\n\n## Architecture\n\nblah\n\n- `a`:\n- `b`: `a`\n- `c`: `a`, `b` (and\n  `d` in a comment), `e`\n  `f`\n\nafter `g`\n\n## Next\n- `z`: `a`\n";
     let m = allowed(&text.replace("- `a`:\n", "- `a`:\n- `q`: `a`\n- `r`:\n"));

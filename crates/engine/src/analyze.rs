@@ -12,13 +12,15 @@ use advisor_rules::Registry;
 use advisor_rules::eval::TargetId;
 use advisor_topology::Topology;
 
-use crate::context::EngineContext;
+use crate::bind::{Bound, bind};
+use crate::capture_series::CaptureSeries;
 use crate::series;
 
 /// Seconds spent in each part of an analysis: what the benchmark reports.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Timings {
-    /// Tying targets to the topology (with the busy test: each target's p95 IOPS).
+    /// Binding targets to the topology into the rules' facts (with the busy test: each
+    /// target's p95 IOPS).
     pub context_s: f64,
     /// Evaluating the rules.
     pub rules_s: f64,
@@ -44,26 +46,27 @@ pub(crate) fn run(
 ) -> (Analysis, Timings) {
     let mut timings = Timings::default();
     let t = Instant::now();
-    let ctx = EngineContext::new(captures, topology, settings.busy_iops);
+    let bound = bind(captures, topology, settings.busy_iops);
+    let source = CaptureSeries(captures);
     timings.context_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
     let only = settings.only;
     let rules: Vec<_> =
         settings.registry.rules().filter(|r| only.is_empty() || only.contains(&r.id)).collect();
-    let outcome = advisor_rules::evaluate(rules, &ctx);
+    let outcome = advisor_rules::evaluate(rules, &bound.facts, &source);
     timings.rules_s = t.elapsed().as_secs_f64();
 
     let mut warnings: Vec<String> = Vec::new();
     if let Some(t) = topology {
         warnings.extend(t.warnings.iter().map(ToString::to_string));
-        warnings.extend(ctx.matching.warnings.iter().map(ToString::to_string));
+        warnings.extend(bound.matching.warnings.iter().map(ToString::to_string));
     }
     let t = Instant::now();
-    let series = series::sampled(&ctx, settings.chart_points);
+    let series = series::sampled(&bound, &source, settings.chart_points);
     let curves = curves(captures);
     timings.charts_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
-    let targets = target_summaries(&ctx);
+    let targets = target_summaries(captures, &bound);
     timings.summaries_s = t.elapsed().as_secs_f64();
     let analysis = Analysis {
         schema: REPORT_SCHEMA.to_owned(),
@@ -75,7 +78,7 @@ pub(crate) fn run(
         findings: outcome.findings,
         not_evaluated: outcome.not_evaluated,
         targets,
-        vm: ctx.vm.as_ref().map(|v| v.limits.size.clone()),
+        vm: bound.facts.vm.as_ref().map(|v| v.limits.size.clone()),
         warnings,
         series,
         curves,
@@ -128,19 +131,22 @@ fn metric_summary(s: &Stats) -> MetricSummary {
     }
 }
 
-fn target_summaries(ctx: &EngineContext<'_>) -> Vec<TargetSummary> {
+fn target_summaries(captures: &[Capture], bound: &Bound) -> Vec<TargetSummary> {
     let mut out = Vec::new();
-    for (ci, c) in ctx.captures.iter().enumerate() {
+    for (ci, c) in captures.iter().enumerate() {
         for s in c.summary() {
-            let i =
-                ctx.targets.iter().position(|t| t.id == TargetId { capture: ci, target: s.target });
+            let i = bound
+                .facts
+                .targets
+                .iter()
+                .position(|t| t.id == TargetId { capture: ci, target: s.target });
             let Some(t) = c.targets().get(s.target as usize) else { continue };
             out.push(TargetSummary {
                 name: t.name.clone(),
                 kind: kind_name(t.kind).to_owned(),
                 host: t.host.clone(),
                 file: c.file.clone(),
-                matched: i.and_then(|i| ctx.matched.get(i).cloned().flatten()),
+                matched: i.and_then(|i| bound.matched.get(i).cloned().flatten()),
                 metrics: s
                     .metrics
                     .iter()

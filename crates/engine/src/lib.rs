@@ -11,8 +11,9 @@
 //!   (`advisor rules`, `advisor catalog`, the API's reference routes).
 
 mod analyze;
+mod bind;
 mod bundle;
-mod context;
+mod capture_series;
 mod inspect;
 mod series;
 mod session;

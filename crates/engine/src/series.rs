@@ -4,11 +4,12 @@
 //! cap lines, labels); the sampling stays here, next to the captures, so that no full
 //! day of samples is held for the page.
 
+use advisor_model::limits::Cache;
 use advisor_model::{DiskCaps, Metric, SampledSeries, SeriesOf, TargetKind, VmCaps};
-use advisor_rules::eval::{Context as _, DiskInfo, VmInfo};
-use advisor_topology::Cache;
+use advisor_rules::eval::{DiskInfo, Facts, SeriesSource, VmInfo};
 
-use crate::context::EngineContext;
+use crate::bind::Bound;
+use crate::capture_series::CaptureSeries;
 
 /// Keeps at most `n` points: the series cut into `n` buckets of time, each keeping its
 /// maximum, so peaks stay visible.
@@ -44,9 +45,10 @@ fn disk_caps(d: &DiskInfo) -> DiskCaps {
 }
 
 /// Every storage target's series, then the VM budgets', each at most `n` points.
-pub(crate) fn sampled(ctx: &EngineContext<'_>, n: usize) -> Vec<SampledSeries> {
+pub(crate) fn sampled(bound: &Bound, source: &CaptureSeries<'_>, n: usize) -> Vec<SampledSeries> {
+    let facts = &bound.facts;
     let mut out = Vec::new();
-    for (i, t) in ctx.targets.iter().enumerate() {
+    for (i, t) in facts.targets.iter().enumerate() {
         let storage = matches!(
             t.kind,
             TargetKind::Disk | TargetKind::Volume | TargetKind::Device | TargetKind::Aggregate
@@ -54,17 +56,17 @@ pub(crate) fn sampled(ctx: &EngineContext<'_>, n: usize) -> Vec<SampledSeries> {
         if !storage {
             continue;
         }
-        let disk = ctx
+        let disk = bound
             .disk_of
             .get(i)
             .copied()
             .flatten()
-            .and_then(|d| ctx.disks.get(d))
+            .and_then(|d| facts.disks.get(d))
             .filter(|d| !d.temp)
             .map(disk_caps);
-        let vm = ctx.vm.as_ref().filter(|_| t.kind == TargetKind::Aggregate).map(vm_caps);
+        let vm = facts.vm.as_ref().filter(|_| t.kind == TargetKind::Aggregate).map(vm_caps);
         for metric in [Metric::Iops, Metric::Mbps, Metric::LatencyMs] {
-            let Some(s) = ctx.series(t.id, metric) else { continue };
+            let Some(s) = source.series(t.id, metric) else { continue };
             let pts: Vec<(i64, f64)> = s.iter().filter_map(|(t, v)| t.map(|t| (t, *v))).collect();
             if pts.len() < 2 {
                 continue;
@@ -77,22 +79,22 @@ pub(crate) fn sampled(ctx: &EngineContext<'_>, n: usize) -> Vec<SampledSeries> {
             });
         }
     }
-    out.extend(budgets(ctx, n));
+    out.extend(budgets(facts, source, n));
     out
 }
 
 /// The VM's two budgets: the time-aligned sum over the disks that draw on each
 /// (host-cached disks plus the temp disk; every remote disk). This is where VM-level
 /// throttling shows, which no single disk's series can show.
-fn budgets(ctx: &EngineContext<'_>, n: usize) -> Vec<SampledSeries> {
-    let Some(vm) = &ctx.vm else { return Vec::new() };
+fn budgets(facts: &Facts, source: &CaptureSeries<'_>, n: usize) -> Vec<SampledSeries> {
+    let Some(vm) = &facts.vm else { return Vec::new() };
     let caps = vm_caps(vm);
     let mut out = Vec::new();
     for cached in [true, false] {
         let member = |d: &DiskInfo| {
             if cached { d.temp || d.limits.cache != Cache::None } else { !d.temp }
         };
-        let members: Vec<&DiskInfo> = ctx.disks.iter().filter(|d| member(d)).collect();
+        let members: Vec<&DiskInfo> = facts.disks.iter().filter(|d| member(d)).collect();
         if members.is_empty() {
             continue;
         }
@@ -104,14 +106,15 @@ fn budgets(ctx: &EngineContext<'_>, n: usize) -> Vec<SampledSeries> {
             let mut counted = 0usize;
             for d in &members {
                 let Some((id, s)) = d.targets.iter().find_map(|id| {
-                    ctx.series(*id, metric)
+                    source
+                        .series(*id, metric)
                         .filter(|s| s.iter().filter(|p| p.0.is_some()).count() > 1)
                         .map(|s| (*id, s))
                 }) else {
                     continue;
                 };
                 if file.is_empty()
-                    && let Some(t) = ctx.targets.iter().find(|t| t.id == id)
+                    && let Some(t) = facts.targets.iter().find(|t| t.id == id)
                 {
                     file = t.file.clone();
                 }

@@ -5,6 +5,7 @@
 
 mod analysis;
 mod capture;
+pub mod limits;
 mod location;
 mod metric;
 mod rank;

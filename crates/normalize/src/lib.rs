@@ -16,6 +16,6 @@ mod summary;
 pub use advisor_ingest::bundle;
 pub use advisor_ingest::{ErrorKind, IngestError};
 pub use capture::{Capture, read_bytes, read_path};
-pub use summary::{Stats, TargetSummary};
+pub use summary::{Stats, TargetStats};
 
 pub use polars::prelude::DataFrame;

@@ -62,7 +62,7 @@ fn compensated_sum(values: &[f64]) -> f64 {
 
 /// Every metric's stats for one target.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TargetSummary {
+pub struct TargetStats {
     pub target: u32,
     pub name: String,
     pub metrics: Vec<(Metric, Stats)>,
@@ -73,18 +73,18 @@ impl Capture {
     ///
     /// Each target's rows are its part (see [`crate::parts`]); the targets are shared out
     /// among the machine's cores.
-    pub fn summary(&self) -> Vec<TargetSummary> {
+    pub fn summary(&self) -> Vec<TargetStats> {
         let n = self.meta.targets.len();
         let threads = std::thread::available_parallelism().map_or(1, |p| p.get()).clamp(1, 8);
         let per = n.div_ceil(threads).max(1);
         let targets: Vec<u32> = (0..n as u32).collect();
-        let mut out: Vec<TargetSummary> = Vec::with_capacity(n);
+        let mut out: Vec<TargetStats> = Vec::with_capacity(n);
         std::thread::scope(|scope| {
             let jobs: Vec<_> = targets
                 .chunks(per)
                 .map(|chunk| {
                     scope.spawn(move || {
-                        chunk.iter().filter_map(|t| self.target_summary(*t)).collect::<Vec<_>>()
+                        chunk.iter().filter_map(|t| self.target_stats(*t)).collect::<Vec<_>>()
                     })
                 })
                 .collect();
@@ -99,7 +99,7 @@ impl Capture {
     }
 
     /// Stats of every metric of one target; `None` when it has no value.
-    fn target_summary(&self, t: u32) -> Option<TargetSummary> {
+    fn target_stats(&self, t: u32) -> Option<TargetStats> {
         let stats: Vec<(Metric, Stats)> = match self.part(t) {
             Some(part) => part
                 .metrics
@@ -112,7 +112,7 @@ impl Capture {
                 .filter_map(|m| Stats::of(&self.values(t, m)).map(|s| (m, s)))
                 .collect(),
         };
-        (!stats.is_empty()).then(|| TargetSummary {
+        (!stats.is_empty()).then(|| TargetStats {
             target: t,
             name: self.meta.targets[t as usize].name.clone(),
             metrics: stats,

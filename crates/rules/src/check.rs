@@ -1,6 +1,6 @@
 //! The checker: runs before anything is evaluated. It resolves every name, checks scopes,
 //! dimensions, series against scalars, function arities and the rule's shape, and lowers
-//! the AST into a typed tree ([`TExpr`]) whose references are already resolved, so the
+//! the AST into a typed tree ([`TypedExpr`]) whose references are already resolved, so the
 //! evaluator never looks a name up.
 
 use std::path::Path as FsPath;
@@ -37,9 +37,9 @@ pub struct CheckedRule {
     /// In declaration order; [`Ref::Let`] indexes this. A let only refers to earlier ones.
     pub lets: Vec<CheckedLet>,
     /// A scalar bool.
-    pub when: TExpr,
-    pub evidence: Vec<TPart>,
-    pub fix: Vec<TPart>,
+    pub when: TypedExpr,
+    pub evidence: Vec<TypedPart>,
+    pub fix: Vec<TypedPart>,
     /// `case` lines in file order: the first whose condition holds when the rule fires
     /// gives the finding its severity, evidence and fix.
     pub cases: Vec<CheckedCase>,
@@ -55,9 +55,9 @@ pub struct CheckedCase {
     /// The case's own title, else the rule's.
     pub title: Option<String>,
     /// A scalar bool.
-    pub when: TExpr,
-    pub evidence: Vec<TPart>,
-    pub fix: Vec<TPart>,
+    pub when: TypedExpr,
+    pub evidence: Vec<TypedPart>,
+    pub fix: Vec<TypedPart>,
 }
 
 /// `doc what`, `doc why`, `doc fix`.
@@ -73,7 +73,7 @@ pub struct RuleDoc {
 pub struct CheckedParam {
     pub name: String,
     /// The value in stored units (0.95 for `95%`).
-    pub value: Value,
+    pub value: Constant,
     /// The default as written (`95%`).
     pub default_text: String,
     /// The current value as written: the default, or the `--set` value.
@@ -83,9 +83,9 @@ pub struct CheckedParam {
     pub span: Span,
 }
 
-/// A constant value.
+/// A parameter's value, resolved to a constant in stored units.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Value {
+pub enum Constant {
     Number(f64),
     Bool(bool),
 }
@@ -94,16 +94,16 @@ pub enum Value {
 #[derive(Debug, Clone, PartialEq)]
 pub struct CheckedLet {
     pub name: String,
-    pub expr: TExpr,
+    pub expr: TypedExpr,
 }
 
 /// A piece of evidence or fix text.
 #[derive(Debug, Clone, PartialEq)]
-pub enum TPart {
+pub enum TypedPart {
     Text(String),
     /// `{expr:.N}`; `label` is the expression as written, for the finding's metrics map.
     Value {
-        expr: TExpr,
+        expr: TypedExpr,
         decimals: Option<u8>,
         label: String,
     },
@@ -111,15 +111,15 @@ pub enum TPart {
 
 /// A typed expression whose names are resolved.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TExpr {
-    pub kind: TKind,
+pub struct TypedExpr {
+    pub kind: TypedExprKind,
     pub ty: Ty,
     pub span: Span,
 }
 
 /// The forms of a typed expression.
 #[derive(Debug, Clone, PartialEq)]
-pub enum TKind {
+pub enum TypedExprKind {
     /// In stored units: bytes, seconds, bytes/s, IO/s, a fraction.
     Number(f64),
     Bool(bool),
@@ -127,15 +127,15 @@ pub enum TKind {
     Cache(CacheMode),
     Role(Role),
     Ref(Ref),
-    Unary(UnaryOp, Box<TExpr>),
-    Binary(BinaryOp, Box<TExpr>, Box<TExpr>),
-    Call(Builtin, Vec<TExpr>),
+    Unary(UnaryOp, Box<TypedExpr>),
+    Binary(BinaryOp, Box<TypedExpr>, Box<TypedExpr>),
+    Call(Builtin, Vec<TypedExpr>),
     Aggregate {
         agg: CollectionAgg,
         over: Collection,
-        /// Evaluated once per element; the element is [`Subject::Over`] at this depth.
-        body: Box<TExpr>,
-        filter: Option<Box<TExpr>>,
+        /// Evaluated once per element; the element is [`Owner::Over`] at this depth.
+        body: Box<TypedExpr>,
+        filter: Option<Box<TypedExpr>>,
     },
 }
 
@@ -147,16 +147,16 @@ pub enum Ref {
     /// Index into [`CheckedRule::lets`].
     Let(usize),
     /// A metric's series of some subject.
-    Metric { of: Subject, metric: Metric },
+    Metric { of: Owner, metric: Metric },
     /// A topology or settings field (a scalar).
-    Field { of: Subject, field: Field },
+    Field { of: Owner, field: Field },
     /// The element itself (`count(disk) over disks`, `exists(vm.temp_disk)`).
-    Element(Subject),
+    Element(Owner),
 }
 
-/// Whose metric or field.
+/// Whose metric, field or element a [`Ref`] reads (its `of`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Subject {
+pub enum Owner {
     /// The VM (its fields).
     Vm,
     /// The host (`host.cpu_pct`).
@@ -178,7 +178,7 @@ pub enum Collection {
     Benches,
     /// The member disks of a pool.
     PoolMembers {
-        of: Subject,
+        of: Owner,
     },
 }
 
@@ -213,10 +213,10 @@ pub fn literal_dim(n: &ast::Number) -> Dim {
 }
 
 /// A parameter value's dimension and stored value.
-pub fn param_value(v: &ParamValue) -> (Dim, Value) {
+pub fn param_value(v: &ParamValue) -> (Dim, Constant) {
     match v {
-        ParamValue::Number(n) => (literal_dim(n), Value::Number(n.base_value())),
-        ParamValue::Bool { value, .. } => (Dim::Bool, Value::Bool(*value)),
+        ParamValue::Number(n) => (literal_dim(n), Constant::Number(n.base_value())),
+        ParamValue::Bool { value, .. } => (Dim::Bool, Constant::Bool(*value)),
     }
 }
 
@@ -245,10 +245,10 @@ struct Checker<'a> {
     scope: Scope,
     /// Per param: its dimension, `None` when its declaration failed.
     params: Vec<Option<Dim>>,
-    lets: Vec<Option<TExpr>>,
+    lets: Vec<Option<TypedExpr>>,
     visible_lets: usize,
     /// Elements in reach, innermost last.
-    elements: Vec<(ElementKind, Subject)>,
+    elements: Vec<(ElementKind, Owner)>,
     overs: u8,
     /// Field names usable bare in this rule: the scope element's and those of every
     /// collection it aggregates over. A let or param may not take them.
@@ -413,7 +413,7 @@ impl<'a> Checker<'a> {
         let refs: Vec<String> = h.refs.iter().map(|t| self.plain(t)).collect();
         self.scope = scope.unwrap_or(Scope::Vm);
         if let Some(k) = self.scope.element() {
-            self.elements.push((k, Subject::Scope));
+            self.elements.push((k, Owner::Scope));
         }
 
         if let Some(k) = self.scope.element() {
@@ -625,11 +625,11 @@ impl<'a> Checker<'a> {
         doc
     }
 
-    fn template(&mut self, t: &Template) -> Vec<TPart> {
+    fn template(&mut self, t: &Template) -> Vec<TypedPart> {
         let mut out = Vec::new();
         for p in &t.parts {
             match p {
-                Part::Text(s) => out.push(TPart::Text(s.clone())),
+                Part::Text(s) => out.push(TypedPart::Text(s.clone())),
                 Part::Interp { expr, decimals, .. } => {
                     let Some(e) = self.expr(expr) else { continue };
                     if e.ty.series || matches!(e.ty.dim, Dim::Element(_)) {
@@ -642,28 +642,28 @@ impl<'a> Checker<'a> {
                         .unwrap_or("")
                         .trim()
                         .to_owned();
-                    out.push(TPart::Value { expr: e, decimals: *decimals, label });
+                    out.push(TypedPart::Value { expr: e, decimals: *decimals, label });
                 }
             }
         }
         out
     }
 
-    fn texpr(kind: TKind, ty: Ty, span: Span) -> Option<TExpr> {
-        Some(TExpr { kind, ty, span })
+    fn texpr(kind: TypedExprKind, ty: Ty, span: Span) -> Option<TypedExpr> {
+        Some(TypedExpr { kind, ty, span })
     }
 
-    fn expr(&mut self, e: &Expr) -> Option<TExpr> {
+    fn expr(&mut self, e: &Expr) -> Option<TypedExpr> {
         let span = e.span;
         match &e.kind {
             ExprKind::Number(n) => {
-                Self::texpr(TKind::Number(n.base_value()), Ty::scalar(literal_dim(n)), span)
+                Self::texpr(TypedExprKind::Number(n.base_value()), Ty::scalar(literal_dim(n)), span)
             }
-            ExprKind::Bool(b) => Self::texpr(TKind::Bool(*b), Ty::scalar(Dim::Bool), span),
+            ExprKind::Bool(b) => Self::texpr(TypedExprKind::Bool(*b), Ty::scalar(Dim::Bool), span),
             ExprKind::Str(t) => {
                 let s = self.plain(t);
                 t.as_plain()?;
-                Self::texpr(TKind::Text(s), Ty::scalar(Dim::Text), span)
+                Self::texpr(TypedExprKind::Text(s), Ty::scalar(Dim::Text), span)
             }
             ExprKind::Path(p) => self.path(p),
             ExprKind::Unary { op, operand } => {
@@ -684,14 +684,14 @@ impl<'a> Checker<'a> {
                     return None;
                 }
                 let ty = o.ty;
-                Self::texpr(TKind::Unary(*op, Box::new(o)), ty, span)
+                Self::texpr(TypedExprKind::Unary(*op, Box::new(o)), ty, span)
             }
             ExprKind::Binary { op, lhs, rhs } => {
                 let l = self.expr(lhs);
                 let r = self.expr(rhs);
                 let (l, r) = (l?, r?);
                 let ty = self.binary(*op, lhs, rhs, &l, &r, span)?;
-                Self::texpr(TKind::Binary(*op, Box::new(l), Box::new(r)), ty, span)
+                Self::texpr(TypedExprKind::Binary(*op, Box::new(l), Box::new(r)), ty, span)
             }
             ExprKind::Call { func, args } => self.call(func, args, span),
             ExprKind::Aggregate { func, body, over, filter } => {
@@ -700,7 +700,7 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn nearest_element(&self, kind: ElementKind) -> Option<Subject> {
+    fn nearest_element(&self, kind: ElementKind) -> Option<Owner> {
         self.elements.iter().rev().find(|(k, _)| *k == kind).map(|(_, s)| *s)
     }
 }

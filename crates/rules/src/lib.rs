@@ -22,11 +22,11 @@ pub mod registry;
 pub mod types;
 
 pub use check::{
-    CheckedLet, CheckedParam, CheckedRule, Collection, Ref, RuleDoc, Subject, TExpr, TKind, TPart,
-    Value, check,
+    CheckedLet, CheckedParam, CheckedRule, Collection, Constant, Owner, Ref, RuleDoc, TypedExpr,
+    TypedExprKind, TypedPart, check,
 };
 pub use diag::{Diagnostic, Error, ErrorAt};
-pub use eval::{Context, Outcome, evaluate, evaluate_rule};
+pub use eval::{Facts, Outcome, SeriesSource, evaluate, evaluate_rule};
 pub use explain::explain;
 pub use parser::{parse, parse_expr, parse_param_value};
 pub use print::print;

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use rust_embed::RustEmbed;
 
 use crate::ast::ParamValue;
-use crate::check::{CheckedRule, Value, param_value};
+use crate::check::{CheckedRule, Constant, param_value};
 use crate::diag::{Diagnostic, Error, suggest};
 use crate::types::Dim;
 
@@ -240,7 +240,7 @@ impl Registry {
             }));
         };
         let (dim, value) = param_value(&s.value);
-        let plain_above_one = dim == Dim::Number && matches!(value, Value::Number(v) if v > 1.0);
+        let plain_above_one = dim == Dim::Number && matches!(value, Constant::Number(v) if v > 1.0);
         let fits = dim == p.dim
             || (dim == Dim::Number
                 && p.dim.is_dimensionless()
@@ -250,8 +250,8 @@ impl Registry {
                 format!(
                     "a plain number above 1 ({}%)",
                     crate::print::number_text(match value {
-                        Value::Number(v) => v * 100.0,
-                        Value::Bool(_) => 0.0,
+                        Constant::Number(v) => v * 100.0,
+                        Constant::Bool(_) => 0.0,
                     })
                 )
             } else {

@@ -63,29 +63,32 @@ fn references_are_resolved_for_the_evaluator() {
         "param cap_ratio = 95% \"c\"\nlet cached = sum(mbps) over disks where cache != none or role == temp\nlet peak = p95(cached)",
         "peak >= vm.cached_mbps * cap_ratio",
     );
-    assert_eq!(r.params[0].value, Value::Number(0.95));
+    assert_eq!(r.params[0].value, Constant::Number(0.95));
     assert_eq!(r.lets[0].expr.ty, Ty::series(Dim::Throughput));
     assert_eq!(r.lets[1].expr.ty, Ty::scalar(Dim::Throughput));
-    let TKind::Aggregate { over, body, filter, .. } = &r.lets[0].expr.kind else {
+    let TypedExprKind::Aggregate { over, body, filter, .. } = &r.lets[0].expr.kind else {
         panic!("not an aggregate: {:?}", r.lets[0].expr.kind)
     };
     assert_eq!(*over, Collection::Disks);
-    assert_eq!(body.kind, TKind::Ref(Ref::Metric { of: Subject::Over(0), metric: Metric::Mbps }));
-    let Some(TKind::Binary(_, lhs, _)) = filter.as_ref().map(|f| &f.kind) else { panic!() };
-    let TKind::Binary(_, cache, none) = &lhs.kind else { panic!() };
+    assert_eq!(
+        body.kind,
+        TypedExprKind::Ref(Ref::Metric { of: Owner::Over(0), metric: Metric::Mbps })
+    );
+    let Some(TypedExprKind::Binary(_, lhs, _)) = filter.as_ref().map(|f| &f.kind) else { panic!() };
+    let TypedExprKind::Binary(_, cache, none) = &lhs.kind else { panic!() };
     assert_eq!(
         cache.kind,
-        TKind::Ref(Ref::Field { of: Subject::Over(0), field: Field::Disk(DiskField::Cache) })
+        TypedExprKind::Ref(Ref::Field { of: Owner::Over(0), field: Field::Disk(DiskField::Cache) })
     );
-    assert_eq!(none.kind, TKind::Cache(types::CacheMode::None));
-    let TKind::Binary(_, peak, rhs) = &r.when.kind else { panic!() };
-    assert_eq!(peak.kind, TKind::Ref(Ref::Let(1)));
-    let TKind::Binary(_, cap, ratio) = &rhs.kind else { panic!() };
+    assert_eq!(none.kind, TypedExprKind::Cache(types::CacheMode::None));
+    let TypedExprKind::Binary(_, peak, rhs) = &r.when.kind else { panic!() };
+    assert_eq!(peak.kind, TypedExprKind::Ref(Ref::Let(1)));
+    let TypedExprKind::Binary(_, cap, ratio) = &rhs.kind else { panic!() };
     assert_eq!(
         cap.kind,
-        TKind::Ref(Ref::Field { of: Subject::Vm, field: Field::Vm(VmField::CachedMbps) })
+        TypedExprKind::Ref(Ref::Field { of: Owner::Vm, field: Field::Vm(VmField::CachedMbps) })
     );
-    assert_eq!(ratio.kind, TKind::Ref(Ref::Param(0)));
+    assert_eq!(ratio.kind, TypedExprKind::Ref(Ref::Param(0)));
 }
 
 #[test]
@@ -96,10 +99,10 @@ fn literals_are_stored_in_base_units() {
     assert_eq!(
         vals,
         vec![
-            TKind::Number(8192.0),
-            TKind::Number(0.002),
-            TKind::Number(200.0 * 1e6),
-            TKind::Number(60.0)
+            TypedExprKind::Number(8192.0),
+            TypedExprKind::Number(0.002),
+            TypedExprKind::Number(200.0 * 1e6),
+            TypedExprKind::Number(60.0)
         ]
     );
 }
@@ -129,9 +132,9 @@ fn dimension_algebra_in_rules() {
 #[test]
 fn scopes_and_elements() {
     let r = compiled("pool", "let n = count(disk) over pool.members where role == log", "n > 0");
-    let TKind::Aggregate { over, body, .. } = &r.lets[0].expr.kind else { panic!() };
-    assert_eq!(*over, Collection::PoolMembers { of: Subject::Scope });
-    assert_eq!(body.kind, TKind::Ref(Ref::Element(Subject::Over(0))));
+    let TypedExprKind::Aggregate { over, body, .. } = &r.lets[0].expr.kind else { panic!() };
+    assert_eq!(*over, Collection::PoolMembers { of: Owner::Scope });
+    assert_eq!(body.kind, TypedExprKind::Ref(Ref::Element(Owner::Over(0))));
     assert_eq!(r.lets[0].expr.ty, Ty::scalar(Dim::Count));
     // bare fields of the scope element, and of the `over` element in a nested aggregate
     compiled("disk", "", "cache != none and any(p95(iops) >= disk.iops_cap) over disks");

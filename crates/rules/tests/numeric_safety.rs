@@ -4,12 +4,12 @@
 
 #![allow(clippy::panic, clippy::expect_used, clippy::unwrap_used, clippy::float_cmp)]
 
+use advisor_model::limits::{Cache, DiskLimits, Role};
 use advisor_model::{Metric, NotEvaluated, TargetKind};
 use advisor_rules::eval::{
-    DiskInfo, Outcome, Series, StaticContext, TargetId, VmInfo, evaluate_rule,
+    DiskInfo, Facts, MemorySeries, Outcome, Series, TargetId, VmInfo, evaluate_rule,
 };
 use advisor_rules::{CheckedRule, compile};
-use advisor_topology::{Cache, DiskLimits, Role};
 use proptest::prelude::*;
 
 mod fixtures;
@@ -37,11 +37,28 @@ fn vm() -> VmInfo {
     }
 }
 
-fn one_disk(iops_cap: Option<f64>, mbps_cap: Option<f64>) -> (StaticContext, TargetId) {
-    let mut c = StaticContext { topology: true, vm: Some(vm()), ..Default::default() };
-    let t = c.add_target("2 E:", TargetKind::Disk);
-    c.intervals.insert(t, 1.0);
-    c.disks.push(DiskInfo {
+/// What the evaluator reads, held in memory: the facts and the series.
+#[derive(Debug, Default)]
+struct Inputs {
+    facts: Facts,
+    series: MemorySeries,
+}
+
+impl Inputs {
+    /// With a topology and the DS13_v2 VM.
+    fn with_vm() -> Self {
+        Inputs {
+            facts: Facts { topology: true, vm: Some(vm()), ..Default::default() },
+            ..Default::default()
+        }
+    }
+}
+
+fn one_disk(iops_cap: Option<f64>, mbps_cap: Option<f64>) -> (Inputs, TargetId) {
+    let mut c = Inputs::with_vm();
+    let t = c.facts.add_target("2 E:", TargetKind::Disk);
+    c.series.intervals.insert(t, 1.0);
+    c.facts.disks.push(DiskInfo {
         limits: disk_limits(iops_cap, mbps_cap),
         tier: Some("Premium SSD".to_owned()),
         temp: false,
@@ -64,39 +81,39 @@ fn not_evaluated(o: &Outcome) -> &NotEvaluated {
 #[test]
 fn a_scalar_division_by_zero_is_not_evaluated_with_the_reason() {
     let (mut c, e) = one_disk(Some(5000.0), Some(200.0));
-    c.set_series(e, Metric::Iops, timed(&[0.0, 0.0, 0.0]));
-    c.set_series(e, Metric::Mbps, timed(&[0.0, 0.0, 0.0]));
+    c.series.set_series(e, Metric::Iops, timed(&[0.0, 0.0, 0.0]));
+    c.series.set_series(e, Metric::Mbps, timed(&[0.0, 0.0, 0.0]));
     // mbps / iops is an IO size: 0 / 0 would be NaN, x / 0 infinite; both "fire" on `>=`
     // or `!=` if let through.
     for when in ["io_size >= 0 KiB", "io_size < 1 KiB", "io_size != 4 KiB", "not (io_size < 1 KiB)"]
     {
         let r =
             rule("disk", &format!("let io_size = avg(mbps) / avg(iops)\nwhen {when}"), "{io_size}");
-        let n = not_evaluated(&evaluate_rule(&r, &c)).clone();
+        let n = not_evaluated(&evaluate_rule(&r, &c.facts, &c.series)).clone();
         assert_eq!(n.subject.as_deref(), Some("E:"));
         assert!(n.reason.starts_with("division by zero: `avg(iops)` is 0"), "{when}: {n:?}");
     }
     // The same rule on a disk that did IO evaluates.
-    c.set_series(e, Metric::Iops, timed(&[100.0, 100.0]));
-    c.set_series(e, Metric::Mbps, timed(&[1.0, 1.0]));
+    c.series.set_series(e, Metric::Iops, timed(&[100.0, 100.0]));
+    c.series.set_series(e, Metric::Mbps, timed(&[1.0, 1.0]));
     let r = rule("disk", "let io_size = avg(mbps) / avg(iops)\nwhen io_size >= 0 KiB", "{io_size}");
-    let o = evaluate_rule(&r, &c);
+    let o = evaluate_rule(&r, &c.facts, &c.series);
     assert_eq!(o.findings.len(), 1, "{o:#?}");
 }
 
 #[test]
 fn a_series_divided_by_zero_at_every_sample_is_an_empty_series_and_not_evaluated() {
     let (mut c, e) = one_disk(Some(5000.0), Some(200.0));
-    c.set_series(e, Metric::Iops, timed(&[0.0, 0.0, 0.0]));
-    c.set_series(e, Metric::Mbps, timed(&[5.0, 0.0, 7.0]));
+    c.series.set_series(e, Metric::Iops, timed(&[0.0, 0.0, 0.0]));
+    c.series.set_series(e, Metric::Mbps, timed(&[5.0, 0.0, 7.0]));
     let r = rule("disk", "let io_size = p95(mbps / iops)\nwhen io_size > 0 KiB", "{io_size}");
-    let n = not_evaluated(&evaluate_rule(&r, &c)).clone();
+    let n = not_evaluated(&evaluate_rule(&r, &c.facts, &c.series)).clone();
     assert!(!n.reason.is_empty());
     // Only the samples that divide by zero are dropped; the rest count.
-    c.set_series(e, Metric::Iops, timed(&[0.0, 1024.0, 0.0]));
-    c.set_series(e, Metric::Mbps, timed(&[5.0, 4.0, 7.0]));
+    c.series.set_series(e, Metric::Iops, timed(&[0.0, 1024.0, 0.0]));
+    c.series.set_series(e, Metric::Mbps, timed(&[5.0, 4.0, 7.0]));
     let r = rule("disk", "let io_size = max(mbps / iops)\nwhen io_size > 0 KiB", "{io_size:.1}");
-    let o = evaluate_rule(&r, &c);
+    let o = evaluate_rule(&r, &c.facts, &c.series);
     assert_eq!(o.findings.len(), 1, "{o:#?}");
     assert_eq!(o.findings[0].evidence, "4.0");
 }
@@ -104,27 +121,27 @@ fn a_series_divided_by_zero_at_every_sample_is_an_empty_series_and_not_evaluated
 #[test]
 fn an_empty_series_under_an_aggregate_is_not_evaluated() {
     let (mut c, e) = one_disk(Some(5000.0), Some(200.0));
-    c.set_series(e, Metric::Iops, Vec::new());
+    c.series.set_series(e, Metric::Iops, Vec::new());
     for agg in ["avg", "p95", "max", "min"] {
         let r = rule("disk", &format!("when {agg}(iops) >= 0 iops"), "x");
-        let n = not_evaluated(&evaluate_rule(&r, &c)).clone();
+        let n = not_evaluated(&evaluate_rule(&r, &c.facts, &c.series)).clone();
         assert_eq!(n.subject.as_deref(), Some("E:"), "{agg}: {n:?}");
     }
     let r = rule("disk", "when share(iops > 1 iops) >= 0%", "x");
-    not_evaluated(&evaluate_rule(&r, &c));
+    not_evaluated(&evaluate_rule(&r, &c.facts, &c.series));
 }
 
 #[test]
 fn nan_and_infinite_samples_are_skipped_and_all_garbage_is_not_evaluated() {
     let (mut c, e) = one_disk(Some(5000.0), Some(200.0));
     // Only NaN and infinities: nothing to reduce.
-    c.set_series(e, Metric::Iops, timed(&[f64::NAN, f64::INFINITY, f64::NEG_INFINITY]));
+    c.series.set_series(e, Metric::Iops, timed(&[f64::NAN, f64::INFINITY, f64::NEG_INFINITY]));
     let r = rule("disk", "let peak = max(iops)\nwhen peak > 1 iops", "{peak}");
-    not_evaluated(&evaluate_rule(&r, &c));
+    not_evaluated(&evaluate_rule(&r, &c.facts, &c.series));
     // Mixed: the finite samples decide; the infinity does not become the peak.
-    c.set_series(e, Metric::Iops, timed(&[f64::NAN, 6000.0, f64::INFINITY, 10.0]));
+    c.series.set_series(e, Metric::Iops, timed(&[f64::NAN, 6000.0, f64::INFINITY, 10.0]));
     let r = rule("disk", "let peak = max(iops)\nwhen peak > disk.iops_cap", "{peak:.0}");
-    let o = evaluate_rule(&r, &c);
+    let o = evaluate_rule(&r, &c.facts, &c.series);
     assert_eq!(o.findings.len(), 1, "{o:#?}");
     assert_eq!(o.findings[0].evidence, "6000");
     assert!(o.findings[0].metrics.values().all(|v| v.is_finite()), "{o:#?}");
@@ -134,9 +151,9 @@ fn nan_and_infinite_samples_are_skipped_and_all_garbage_is_not_evaluated() {
 fn a_nan_or_infinite_cap_is_not_compared_with() {
     for cap in [f64::NAN, f64::INFINITY, 0.0] {
         let (mut c, e) = one_disk(Some(cap), Some(200.0));
-        c.set_series(e, Metric::Iops, timed(&[100.0, 200.0]));
+        c.series.set_series(e, Metric::Iops, timed(&[100.0, 200.0]));
         let r = rule("disk", "let used = p95(iops) / disk.iops_cap\nwhen used > 90%", "{used}");
-        let o = evaluate_rule(&r, &c);
+        let o = evaluate_rule(&r, &c.facts, &c.series);
         if cap.is_finite() {
             // A zero cap is a division by zero.
             assert!(not_evaluated(&o).reason.starts_with("division by zero"), "{o:#?}");
@@ -149,10 +166,10 @@ fn a_nan_or_infinite_cap_is_not_compared_with() {
 #[test]
 fn an_overflow_to_infinity_is_not_evaluated() {
     let (mut c, e) = one_disk(Some(5000.0), Some(200.0));
-    c.set_series(e, Metric::Iops, timed(&[1e300, 1e300]));
+    c.series.set_series(e, Metric::Iops, timed(&[1e300, 1e300]));
     let r =
         rule("disk", "let big = avg(iops) * 1000000000 * 1000000000\nwhen big > 1 iops", "{big}");
-    not_evaluated(&evaluate_rule(&r, &c));
+    not_evaluated(&evaluate_rule(&r, &c.facts, &c.series));
 }
 
 /// The rule shipped in the bad-input corpus checks clean and is never evaluated.
@@ -161,10 +178,10 @@ fn the_corpus_divide_by_zero_rule_is_not_evaluated() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/invalid/divide-by-zero.rule");
     let src = std::fs::read_to_string(path).expect("fixtures/invalid/divide-by-zero.rule");
     let r = compile("divide-by-zero.rule", &src).unwrap_or_else(|d| panic!("{d:?}"));
-    let mut c = StaticContext::default();
-    let t = c.add_target("sdc", TargetKind::Device);
-    c.set_series(t, Metric::Iops, timed(&[100.0, 250.0, 4000.0]));
-    let n = not_evaluated(&evaluate_rule(&r, &c)).clone();
+    let mut c = Inputs::default();
+    let t = c.facts.add_target("sdc", TargetKind::Device);
+    c.series.set_series(t, Metric::Iops, timed(&[100.0, 250.0, 4000.0]));
+    let n = not_evaluated(&evaluate_rule(&r, &c.facts, &c.series)).clone();
     assert_eq!(n.reason, "division by zero: `baseline` is 0 in `p95(iops) / baseline`");
 }
 
@@ -202,13 +219,13 @@ proptest! {
         cap in garbage(),
     ) {
         let (mut c, e) = one_disk(Some(cap), Some(200.0));
-        c.set_series(e, Metric::Iops, timed(&iops));
-        c.set_series(e, Metric::Mbps, timed(&mbps));
+        c.series.set_series(e, Metric::Iops, timed(&iops));
+        c.series.set_series(e, Metric::Mbps, timed(&mbps));
         for body in RULES {
             let Ok(r) = std::panic::catch_unwind(|| rule("disk", body, "x")) else {
                 panic!("does not check: {body}");
             };
-            let o = evaluate_rule(&r, &c);
+            let o = evaluate_rule(&r, &c.facts, &c.series);
             for f in &o.findings {
                 prop_assert!(f.metrics.values().all(|v| v.is_finite()), "{body}: {f:#?}");
             }

@@ -5,7 +5,7 @@
 //! min / max / abs / ratio / between, time aggregates, share / duration / sustained over
 //! bool series, series arithmetic with aligned and misaligned sample times). Each case is
 //! rendered as rule text inside a minimal valid `disk` rule, compiled by the real front-end
-//! and evaluated by the real evaluator on a `StaticContext`. A small reference evaluator
+//! and evaluated by the real evaluator on `Facts` and a `MemorySeries`. A small reference evaluator
 //! below, written from docs/rule-language.md alone, computes the same with plain f64
 //! arithmetic in stored units; the `when` outcome (fires / does not / not evaluated), every
 //! scalar `let` in the finding's metrics map (display units) and the evidence must agree.
@@ -33,9 +33,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
+use advisor_model::limits::{Cache, DiskLimits, Role};
 use advisor_model::{Metric, TargetKind};
-use advisor_rules::eval::{DiskInfo, StaticContext, VmInfo, evaluate_rule};
-use advisor_topology::{Cache, DiskLimits, Role};
+use advisor_rules::eval::{DiskInfo, Facts, MemorySeries, VmInfo, evaluate_rule};
 use proptest::prelude::*;
 use proptest::sample::select;
 
@@ -673,20 +673,37 @@ fn vm() -> VmInfo {
     }
 }
 
-fn context(d: &Data) -> StaticContext {
-    let mut c = StaticContext { topology: true, vm: Some(vm()), ..Default::default() };
-    let t = c.add_target("2 E:", TargetKind::Disk);
-    if let Some(iv) = d.interval {
-        c.intervals.insert(t, iv);
+/// What the evaluator reads, held in memory: the facts and the series.
+#[derive(Debug, Default)]
+struct Inputs {
+    facts: Facts,
+    series: MemorySeries,
+}
+
+impl Inputs {
+    /// With a topology and the DS13_v2 VM.
+    fn with_vm() -> Self {
+        Inputs {
+            facts: Facts { topology: true, vm: Some(vm()), ..Default::default() },
+            ..Default::default()
+        }
     }
-    c.disks.push(DiskInfo {
+}
+
+fn inputs_of(d: &Data) -> Inputs {
+    let mut c = Inputs::with_vm();
+    let t = c.facts.add_target("2 E:", TargetKind::Disk);
+    if let Some(iv) = d.interval {
+        c.series.intervals.insert(t, iv);
+    }
+    c.facts.disks.push(DiskInfo {
         limits: disk(),
         tier: Some("Premium SSD".to_owned()),
         temp: false,
         targets: vec![t],
     });
     for (m, pts) in &d.series {
-        c.set_series(t, *m, pts.iter().map(|(t, v)| (Some(*t), *v)).collect());
+        c.series.set_series(t, *m, pts.iter().map(|(t, v)| (Some(*t), *v)).collect());
     }
     c
 }
@@ -984,13 +1001,13 @@ fn compile(text: &str) -> advisor_rules::CheckedRule {
 }
 
 fn check(case: &Case, data: &Data) -> Result<(), TestCaseError> {
-    let ctx = context(data);
+    let ctx = inputs_of(data);
     let reference = Reference::new(case, data);
     let when = case.when.text();
 
     // The condition: fires, does not, or is not evaluated.
     let text = case.text(&when);
-    let o = evaluate_rule(&compile(&text), &ctx);
+    let o = evaluate_rule(&compile(&text), &ctx.facts, &ctx.series);
     let got = match (o.findings.len(), o.not_evaluated.len()) {
         (1, 0) => Some(true),
         (0, 0) => Some(false),
@@ -1006,7 +1023,7 @@ fn check(case: &Case, data: &Data) -> Result<(), TestCaseError> {
 
     // Every scalar let, through a rule that always fires: the metrics map and the evidence.
     let text = case.text("true");
-    let o = evaluate_rule(&compile(&text), &ctx);
+    let o = evaluate_rule(&compile(&text), &ctx.facts, &ctx.series);
     prop_assert_eq!(o.findings.len(), 1, "{}\n{:#?}", text, o);
     let f = &o.findings[0];
     let mut shown = f.evidence.split(" | ");

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use advisor_rules::registry::{Origin, RuleFile};
-use advisor_rules::{Error, Registry, Value};
+use advisor_rules::{Constant, Error, Registry};
 
 fn ok_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/ok")
@@ -51,7 +51,7 @@ fn set_overrides_a_parameter() {
     let mut reg = registry();
     reg.set("vm-cached-throughput-cap.cap_ratio=90%").expect("valid");
     let p = &reg.get("vm-cached-throughput-cap").expect("rule").params[0];
-    assert_eq!(p.value, Value::Number(0.9));
+    assert_eq!(p.value, Constant::Number(0.9));
     assert_eq!(p.value_text, "90%");
     reg.set("vm-cached-throughput-cap.cap_ratio=0.8").expect("a plain fraction is a ratio");
     reg.set("disk-iops-throttled.held_for=10 min").expect("valid");

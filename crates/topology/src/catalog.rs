@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 
+use advisor_model::limits::{BurstModel, DiskKind};
 use rust_embed::RustEmbed;
 use serde::Serialize;
 
@@ -65,78 +66,22 @@ pub struct VmSize {
     pub source: Vec<String>,
 }
 
-/// What kind of managed disk a SKU is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DiskKind {
-    PremiumSsd,
-    StandardSsd,
-    StandardHdd,
-    PremiumSsdV2,
-    Ultra,
-}
-
-impl DiskKind {
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::PremiumSsd => "Premium SSD",
-            Self::StandardSsd => "Standard SSD",
-            Self::StandardHdd => "Standard HDD",
-            Self::PremiumSsdV2 => "Premium SSD v2",
-            Self::Ultra => "Ultra Disk",
-        }
+/// The kind a catalog row's tier column names (`Premium SSD v2`, `Standard HDD`, ...).
+fn kind_from_tier(tier: &str) -> Option<DiskKind> {
+    let t = tier.to_ascii_lowercase();
+    if t.starts_with("premium ssd v2") {
+        Some(DiskKind::PremiumSsdV2)
+    } else if t.starts_with("premium ssd") {
+        Some(DiskKind::PremiumSsd)
+    } else if t.starts_with("standard ssd") {
+        Some(DiskKind::StandardSsd)
+    } else if t.starts_with("standard hdd") {
+        Some(DiskKind::StandardHdd)
+    } else if t.starts_with("ultra") {
+        Some(DiskKind::Ultra)
+    } else {
+        None
     }
-
-    /// Needs a VM size with premium storage support (the `s` sizes).
-    pub fn needs_premium_vm(self) -> bool {
-        matches!(self, Self::PremiumSsd | Self::PremiumSsdV2 | Self::Ultra)
-    }
-
-    /// Host caching is possible at all (not on Premium SSD v2 or Ultra).
-    pub fn supports_host_cache(self) -> bool {
-        !matches!(self, Self::PremiumSsdV2 | Self::Ultra)
-    }
-
-    /// Performance is provisioned per disk (IOPS and MB/s given by the user).
-    pub fn is_provisioned(self) -> bool {
-        matches!(self, Self::PremiumSsdV2 | Self::Ultra)
-    }
-
-    fn from_tier(tier: &str) -> Option<Self> {
-        let t = tier.to_ascii_lowercase();
-        if t.starts_with("premium ssd v2") {
-            Some(Self::PremiumSsdV2)
-        } else if t.starts_with("premium ssd") {
-            Some(Self::PremiumSsd)
-        } else if t.starts_with("standard ssd") {
-            Some(Self::StandardSsd)
-        } else if t.starts_with("standard hdd") {
-            Some(Self::StandardHdd)
-        } else if t.starts_with("ultra") {
-            Some(Self::Ultra)
-        } else {
-            None
-        }
-    }
-}
-
-impl fmt::Display for DiskKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.label())
-    }
-}
-
-/// How a disk can exceed its provisioned figures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BurstModel {
-    /// No bursting.
-    None,
-    /// Credit-based, on by default, up to 30 minutes at the burst figures (Premium SSD up to
-    /// P20, Standard SSD up to E30).
-    Credit,
-    /// On-demand, only when enabled on the disk (Premium SSD P30 and larger), billed.
-    OnDemand,
 }
 
 /// A disk size in GiB, or a range of sizes for the Premium SSD v2 / Ultra rule rows.
@@ -614,7 +559,7 @@ impl Catalog {
             (None, Some(d)) => d.tier.clone(),
             (None, None) => return Err(format!("new SKU `{name}` needs a `tier`")),
         };
-        let kind = DiskKind::from_tier(&tier).ok_or_else(|| {
+        let kind = kind_from_tier(&tier).ok_or_else(|| {
             format!("unknown tier `{tier}`: expected Premium SSD, Standard SSD, Standard HDD, Premium SSD v2 or Ultra Disk")
         })?;
         let lower = tier.to_ascii_lowercase();

@@ -21,20 +21,21 @@ mod spec;
 mod suggest;
 mod topology;
 
+// The limit types and their words live in `advisor_model::limits` (the rules read them
+// without this crate); re-exported so topology users name them here as before.
+pub use advisor_model::limits::{
+    BurstModel, Cache, DiskKind, DiskLimits, FigureOrigin, PoolLimits, Role, VmLimits,
+};
 pub use catalog::{
-    BUILTIN_FILES, BurstModel, CREDIT_BURST_MAX_PREMIUM_GIB, CachedGap, Catalog, CatalogError,
-    DiskKind, DiskSku, HOST_CACHE_MAX_GIB, SizeRange, SkuRef, UnknownName, VmSize, builtin_csv,
-    fmt_num, fmt_opt, sku_key, vm_key,
+    BUILTIN_FILES, CREDIT_BURST_MAX_PREMIUM_GIB, CachedGap, Catalog, CatalogError, DiskSku,
+    HOST_CACHE_MAX_GIB, SizeRange, SkuRef, UnknownName, VmSize, builtin_csv, fmt_num, fmt_opt,
+    sku_key, vm_key,
 };
 pub use entries::DiskEntry;
 pub use error::{ErrorKind, Snippet, TopologyError};
-pub use limits::{
-    Budget, BudgetKind, DiskLimits, Excess, FigureOrigin, Limits, Measure, PoolLimits, VmLimits,
-};
+pub use limits::{Budget, BudgetKind, Excess, Limits, Measure};
 pub use matching::{CaptureTarget, Matching, Subject, TargetMatch, match_targets};
 pub use names::{matches, name_keys, normalize_name};
 pub use spec::SourceFormat;
 pub use suggest::did_you_mean;
-pub use topology::{
-    Cache, Disk, NoHostCache, Pool, Role, Topology, TopologyWarning, Vm, no_host_cache,
-};
+pub use topology::{Disk, NoHostCache, Pool, Topology, TopologyWarning, Vm, no_host_cache};

@@ -1,13 +1,18 @@
-//! The figures rules compare a capture with: per disk, per pool, and the VM's cached and
-//! uncached budgets. Plain data, no TOML or CSV: this is the rules crate's view.
+//! The figures rules compare a capture with, worked out from a topology: per disk, per
+//! pool, and the VM's cached and uncached budgets. The per-item types are
+//! `advisor_model::limits`' (the rules crate reads them without this crate).
 //!
 //! Units: IOPS, and MB/s exactly as Azure publishes them (the model reads capture
 //! throughput in MiB/s and compares the numbers directly, as Azure's own metrics do).
 
 use serde::Serialize;
 
-use crate::catalog::{BurstModel, DiskKind, DiskSku, VmSize};
-use crate::topology::{Cache, Disk, Role, Topology};
+use advisor_model::limits::{
+    BurstModel, DiskKind, DiskLimits, FigureOrigin, PoolLimits, Role, VmLimits,
+};
+
+use crate::catalog::{DiskSku, VmSize};
+use crate::topology::{Disk, Topology};
 
 /// Everything a rule may compare with, built by [`Topology::limits`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -24,119 +29,6 @@ pub struct Limits {
     /// Every remote disk shares the VM's uncached limit (cache misses and writes to cached
     /// disks count here too).
     pub uncached: Budget,
-}
-
-/// The VM's caps. `None` = not published for this size (never 0).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct VmLimits {
-    /// `Standard_DS13_v2`.
-    pub size: String,
-    pub series: String,
-    pub vcpu: Option<u32>,
-    pub max_data_disks: Option<u32>,
-    pub temp_gib: Option<f64>,
-    pub cache_gib: Option<f64>,
-    pub cached_iops: Option<f64>,
-    pub cached_mbps: Option<f64>,
-    pub uncached_iops: Option<f64>,
-    pub uncached_mbps: Option<f64>,
-    pub uncached_burst_iops: Option<f64>,
-    pub uncached_burst_mbps: Option<f64>,
-    pub premium_storage: bool,
-    pub host_caching: bool,
-    /// Figures the topology replaced.
-    pub overridden: Vec<String>,
-    pub source: Vec<String>,
-}
-
-/// Where a disk's figures come from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FigureOrigin {
-    /// The SKU's catalog row.
-    Catalog,
-    /// `iops` / `mbps` in the topology (provisioned v2 / Ultra, or an override).
-    Topology,
-    /// Premium SSD v2's free baseline, assumed because the topology gave no figures.
-    Baseline,
-    /// Not known (no SKU, or Ultra without figures).
-    Unknown,
-}
-
-/// One remote disk's caps and settings.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct DiskLimits {
-    pub name: String,
-    pub role: Role,
-    /// The effective host caching: None when the disk or the VM size cannot use host
-    /// caching, whatever the setting. The budgets count by it.
-    pub cache: Cache,
-    /// The setting as written (or Azure's default): what `disk.cache_setting` reads.
-    pub cache_setting: Cache,
-    /// True when the cache setting is Azure's default rather than written.
-    pub cache_assumed: bool,
-    /// Whether this disk on this VM could use host caching (`None`: unknown, for want of
-    /// a SKU or a VM size).
-    pub can_cache: Option<bool>,
-    /// Write Accelerator (M-series), when the topology says.
-    pub write_accelerator: Option<bool>,
-    pub sku: Option<String>,
-    pub kind: Option<DiskKind>,
-    pub size_gib: Option<f64>,
-    /// Sustained (provisioned) caps.
-    pub iops: Option<f64>,
-    pub mbps: Option<f64>,
-    pub origin: FigureOrigin,
-    /// How the SKU can burst, and the burst caps when bursting is on for this disk
-    /// (credit bursting unless `bursting = false`; on-demand only with `bursting = true`).
-    pub burst: BurstModel,
-    pub burst_iops: Option<f64>,
-    pub burst_mbps: Option<f64>,
-    /// The pool the disk is a member of.
-    pub pool: Option<String>,
-    pub source: Vec<String>,
-}
-
-impl DiskLimits {
-    /// Highest IOPS the disk can deliver now: the burst cap when bursting, else the cap.
-    pub fn peak_iops(&self) -> Option<f64> {
-        self.burst_iops.or(self.iops)
-    }
-
-    pub fn peak_mbps(&self) -> Option<f64> {
-        self.burst_mbps.or(self.mbps)
-    }
-
-    /// A Standard HDD or SSD disk (the ~500 IOPS class).
-    pub fn is_standard(&self) -> bool {
-        matches!(self.kind, Some(DiskKind::StandardHdd | DiskKind::StandardSsd))
-    }
-}
-
-/// A striped volume's caps: its members' sum, and what the VM lets through.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PoolLimits {
-    pub name: String,
-    pub members: Vec<String>,
-    pub columns: Option<u32>,
-    pub interleave_kib: Option<u32>,
-    /// Sum of the members' caps (over the members whose caps are known).
-    pub sum_iops: Option<f64>,
-    pub sum_mbps: Option<f64>,
-    pub sum_burst_iops: Option<f64>,
-    pub sum_burst_mbps: Option<f64>,
-    /// Members whose caps are unknown: the sums are then lower bounds.
-    pub unknown_members: Vec<String>,
-    /// The VM cap the pool's IO also counts against (uncached; cached when every member
-    /// is host-cached, as hits and writes then meet the cached cap first).
-    pub vm_iops: Option<f64>,
-    pub vm_mbps: Option<f64>,
-    /// `min(sum, VM cap)`: what the pool can deliver.
-    pub effective_iops: Option<f64>,
-    pub effective_mbps: Option<f64>,
-    /// True when the VM, not the disks, sets the effective figure.
-    pub vm_bound_iops: bool,
-    pub vm_bound_mbps: bool,
 }
 
 /// Which VM limit a budget is.

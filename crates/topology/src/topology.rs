@@ -3,80 +3,14 @@
 use std::fmt;
 use std::path::Path;
 
+use advisor_model::limits::{BurstModel, Cache, DiskKind, Role};
 use serde::Serialize;
 
-use crate::catalog::{
-    BurstModel, Catalog, DiskKind, DiskSku, HOST_CACHE_MAX_GIB, SkuRef, VmSize, fmt_num,
-};
+use crate::catalog::{Catalog, DiskSku, HOST_CACHE_MAX_GIB, SkuRef, VmSize, fmt_num};
 use crate::error::{ErrorKind, TopologyError};
 use crate::names::normalize_name;
 use crate::spec::{self, DiskSpec, Parsed, Seg, SourceFormat, VmSpec};
 use crate::suggest::did_you_mean;
-
-/// A disk's host-cache setting.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-pub enum Cache {
-    None,
-    ReadOnly,
-    ReadWrite,
-}
-
-impl Cache {
-    pub const ALL: [Cache; 3] = [Cache::None, Cache::ReadOnly, Cache::ReadWrite];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::None => "None",
-            Self::ReadOnly => "ReadOnly",
-            Self::ReadWrite => "ReadWrite",
-        }
-    }
-
-    /// IO through this disk counts against the VM's cached limit.
-    pub fn is_cached(self) -> bool {
-        self != Self::None
-    }
-}
-
-/// What a disk is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Role {
-    Os,
-    Data,
-    Log,
-    Tempdb,
-    Temp,
-    Other,
-}
-
-impl Role {
-    pub const ALL: [Role; 6] =
-        [Role::Os, Role::Data, Role::Log, Role::Tempdb, Role::Temp, Role::Other];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Os => "os",
-            Self::Data => "data",
-            Self::Log => "log",
-            Self::Tempdb => "tempdb",
-            Self::Temp => "temp",
-            Self::Other => "other",
-        }
-    }
-}
-
-impl fmt::Display for Cache {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl fmt::Display for Role {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// Something in a topology (or its match with the captures) worth telling the user,
 /// with the fix. Not an error: the analysis goes on.

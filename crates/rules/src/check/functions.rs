@@ -3,7 +3,12 @@
 use super::*;
 
 impl Checker<'_> {
-    pub(super) fn call(&mut self, func: &ast::Ident, args: &[Expr], span: Span) -> Option<TExpr> {
+    pub(super) fn call(
+        &mut self,
+        func: &ast::Ident,
+        args: &[Expr],
+        span: Span,
+    ) -> Option<TypedExpr> {
         let name = func.name.as_str();
         let builtin = match builtins::lookup(name, args.len()) {
             Ok(b) => b,
@@ -42,7 +47,7 @@ impl Checker<'_> {
             return None;
         }
         let ty = self.call_type(builtin, name, args, &typed)?;
-        Self::texpr(TKind::Call(builtin, typed), ty, span)
+        Self::texpr(TypedExprKind::Call(builtin, typed), ty, span)
     }
 
     pub(super) fn want(
@@ -52,7 +57,7 @@ impl Checker<'_> {
         index: usize,
         expected: &str,
         args: &[Expr],
-        t: &[TExpr],
+        t: &[TypedExpr],
     ) -> Option<()> {
         if ok {
             return Some(());
@@ -74,7 +79,7 @@ impl Checker<'_> {
         b: Builtin,
         name: &str,
         args: &[Expr],
-        t: &[TExpr],
+        t: &[TypedExpr],
     ) -> Option<Ty> {
         let ty = |i: usize| t[i].ty;
         match b {
@@ -174,7 +179,7 @@ impl Checker<'_> {
         over: &ast::Path,
         filter: Option<&Expr>,
         span: Span,
-    ) -> Option<TExpr> {
+    ) -> Option<TypedExpr> {
         let name = func.name.as_str();
         let Some(agg) = CollectionAgg::parse(name) else {
             if builtins::function_names().contains(&name) {
@@ -187,7 +192,7 @@ impl Checker<'_> {
         };
         let coll = self.collection(over)?;
         let depth = self.overs;
-        self.elements.push((coll.element(), Subject::Over(depth)));
+        self.elements.push((coll.element(), Owner::Over(depth)));
         self.overs += 1;
         let b = self.expr(body);
         let f = filter.and_then(|f| {
@@ -253,7 +258,12 @@ impl Checker<'_> {
             }
         };
         Self::texpr(
-            TKind::Aggregate { agg, over: coll, body: Box::new(b), filter: f.map(Box::new) },
+            TypedExprKind::Aggregate {
+                agg,
+                over: coll,
+                body: Box::new(b),
+                filter: f.map(Box::new),
+            },
             ty,
             span,
         )

@@ -3,7 +3,7 @@
 use super::*;
 
 impl<'a> Checker<'a> {
-    pub(super) fn path(&mut self, p: &ast::Path) -> Option<TExpr> {
+    pub(super) fn path(&mut self, p: &ast::Path) -> Option<TypedExpr> {
         let span = p.span;
         let segs = &p.segments;
         let first = segs.first()?;
@@ -43,14 +43,14 @@ impl<'a> Checker<'a> {
                 }
                 let field = Field::Vm(field);
                 return Self::texpr(
-                    TKind::Ref(crate::check::Ref::Field { of: Subject::Vm, field }),
+                    TypedExprKind::Ref(crate::check::Ref::Field { of: Owner::Vm, field }),
                     Ty::scalar(field.dim()),
                     span,
                 );
             }
             let Some(t) = third else {
                 return Self::texpr(
-                    TKind::Ref(Ref::Element(Subject::TempDisk)),
+                    TypedExprKind::Ref(Ref::Element(Owner::TempDisk)),
                     Ty::scalar(Dim::Element(ElementKind::Disk)),
                     span,
                 );
@@ -58,7 +58,7 @@ impl<'a> Checker<'a> {
             if too_long(self, 3, "vm.temp_disk".into()) {
                 return None;
             }
-            return self.member(ElementKind::Disk, Subject::TempDisk, "vm.temp_disk", t, span);
+            return self.member(ElementKind::Disk, Owner::TempDisk, "vm.temp_disk", t, span);
         }
         if f == "host" {
             if too_long(self, 2, format!("host.{}", second.name)) {
@@ -66,7 +66,7 @@ impl<'a> Checker<'a> {
             }
             return match HOST_METRICS.iter().find(|m| m.name() == second.name) {
                 Some(m) => Self::texpr(
-                    TKind::Ref(Ref::Metric { of: Subject::Host, metric: *m }),
+                    TypedExprKind::Ref(Ref::Metric { of: Owner::Host, metric: *m }),
                     Ty::series(metric_dim(*m)),
                     span,
                 ),
@@ -121,21 +121,21 @@ impl<'a> Checker<'a> {
     pub(super) fn member(
         &mut self,
         kind: ElementKind,
-        of: Subject,
+        of: Owner,
         object: &str,
         name: &ast::Ident,
         span: Span,
-    ) -> Option<TExpr> {
+    ) -> Option<TypedExpr> {
         if let Some(field) = kind.field(&name.name) {
             return Self::texpr(
-                TKind::Ref(Ref::Field { of, field }),
+                TypedExprKind::Ref(Ref::Field { of, field }),
                 Ty::scalar(field.dim()),
                 span,
             );
         }
         if let Ok(metric) = name.name.parse::<Metric>() {
             return Self::texpr(
-                TKind::Ref(Ref::Metric { of, metric }),
+                TypedExprKind::Ref(Ref::Metric { of, metric }),
                 Ty::series(metric_dim(metric)),
                 span,
             );
@@ -151,16 +151,16 @@ impl<'a> Checker<'a> {
     }
 
     /// A bare name.
-    pub(super) fn name(&mut self, id: &ast::Ident) -> Option<TExpr> {
+    pub(super) fn name(&mut self, id: &ast::Ident) -> Option<TypedExpr> {
         let n = id.name.as_str();
         let span = id.span;
         if let Some(i) = self.rule.params.iter().position(|p| p.name.name == n) {
             let dim = self.params.get(i).copied().flatten()?;
-            return Self::texpr(TKind::Ref(Ref::Param(i)), Ty::scalar(dim), span);
+            return Self::texpr(TypedExprKind::Ref(Ref::Param(i)), Ty::scalar(dim), span);
         }
         if let Some(i) = self.rule.lets[..self.visible_lets].iter().position(|l| l.name.name == n) {
             let ty = self.lets.get(i)?.as_ref()?.ty;
-            return Self::texpr(TKind::Ref(Ref::Let(i)), ty, span);
+            return Self::texpr(TypedExprKind::Ref(Ref::Let(i)), ty, span);
         }
         if let Ok(metric) = n.parse::<Metric>() {
             let Some(&(_, of)) = self.elements.last() else {
@@ -168,7 +168,7 @@ impl<'a> Checker<'a> {
                 return None;
             };
             return Self::texpr(
-                TKind::Ref(Ref::Metric { of, metric }),
+                TypedExprKind::Ref(Ref::Metric { of, metric }),
                 Ty::series(metric_dim(metric)),
                 span,
             );
@@ -176,17 +176,17 @@ impl<'a> Checker<'a> {
         for &(kind, of) in self.elements.iter().rev() {
             if let Some(field) = kind.field(n) {
                 return Self::texpr(
-                    TKind::Ref(Ref::Field { of, field }),
+                    TypedExprKind::Ref(Ref::Field { of, field }),
                     Ty::scalar(field.dim()),
                     span,
                 );
             }
         }
         if let Some(c) = CacheMode::parse(n) {
-            return Self::texpr(TKind::Cache(c), Ty::scalar(Dim::Cache), span);
+            return Self::texpr(TypedExprKind::Cache(c), Ty::scalar(Dim::Cache), span);
         }
         if let Some(r) = Role::parse(n) {
-            return Self::texpr(TKind::Role(r), Ty::scalar(Dim::Role), span);
+            return Self::texpr(TypedExprKind::Role(r), Ty::scalar(Dim::Role), span);
         }
         if let Some(kind) = ElementKind::parse(n) {
             let Some(of) = self.nearest_element(kind) else {
@@ -196,7 +196,11 @@ impl<'a> Checker<'a> {
                 );
                 return None;
             };
-            return Self::texpr(TKind::Ref(Ref::Element(of)), Ty::scalar(Dim::Element(kind)), span);
+            return Self::texpr(
+                TypedExprKind::Ref(Ref::Element(of)),
+                Ty::scalar(Dim::Element(kind)),
+                span,
+            );
         }
         if let Some(l) = self.rule.lets[self.visible_lets..].iter().find(|l| l.name.name == n) {
             let line = line_of(self.src, l.span);

@@ -8,8 +8,8 @@ impl Checker<'_> {
         op: BinaryOp,
         lhs: &Expr,
         rhs: &Expr,
-        l: &TExpr,
-        r: &TExpr,
+        l: &TypedExpr,
+        r: &TypedExpr,
         span: Span,
     ) -> Option<Ty> {
         let series = l.ty.series || r.ty.series;
@@ -87,8 +87,8 @@ impl Checker<'_> {
         op: BinaryOp,
         lhs: &Expr,
         rhs: &Expr,
-        l: &TExpr,
-        r: &TExpr,
+        l: &TypedExpr,
+        r: &TypedExpr,
     ) -> Option<()> {
         for (t, e) in [(l, lhs), (r, rhs)] {
             if !t.ty.dim.is_numeric() {
@@ -112,8 +112,8 @@ impl Checker<'_> {
         op: BinaryOp,
         lhs: &Expr,
         rhs: &Expr,
-        l: &TExpr,
-        r: &TExpr,
+        l: &TypedExpr,
+        r: &TypedExpr,
         span: Span,
     ) -> Option<Dim> {
         let (a, b) = (l.ty.dim, r.ty.dim);

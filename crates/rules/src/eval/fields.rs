@@ -1,19 +1,20 @@
 //! Reading the topology's facts: `vm.*`, `disk.*`, `pool.*`, `bench.*` and `target.*` fields.
 
 use super::*;
+use advisor_model::limits;
 
-impl Env<'_> {
-    pub(super) fn vm_field(&mut self, f: VmField) -> R<V> {
+impl Evaluation<'_> {
+    pub(super) fn vm_field(&mut self, f: VmField) -> OrMissing<Value> {
         if f == VmField::TempDisk {
-            return Ok(V::Elem(self.temp_disk()?));
+            return Ok(Value::Element(self.temp_disk()?));
         }
-        let Some(vm) = self.ctx.vm() else {
+        let Some(vm) = self.facts.vm.as_ref() else {
             return missing(NEEDS_VM);
         };
         let l = &vm.limits;
-        let num = |x: Option<f64>, factor: f64, what: &str, key: &str| -> R<V> {
+        let num = |x: Option<f64>, factor: f64, what: &str, key: &str| -> OrMissing<Value> {
             match x {
-                Some(x) if x.is_finite() => Ok(V::Num(x * factor)),
+                Some(x) if x.is_finite() => Ok(Value::Num(x * factor)),
                 _ => missing(format!(
                     "{} has no published {what}: set {key} in the topology's [vm] section",
                     l.size
@@ -21,14 +22,14 @@ impl Env<'_> {
             }
         };
         match f {
-            VmField::Size => Ok(V::Text(l.size.clone())),
+            VmField::Size => Ok(Value::Text(l.size.clone())),
             // The series' leading capitals: `Mms` -> `M`, `DSv2` -> `DS`.
             VmField::Family => {
                 let fam: String = l.series.chars().take_while(char::is_ascii_uppercase).collect();
                 if fam.is_empty() {
                     missing(format!("the family of {} is unknown", l.size))
                 } else {
-                    Ok(V::Text(fam))
+                    Ok(Value::Text(fam))
                 }
             }
             VmField::CachedIops => num(l.cached_iops, 1.0, "cached IOPS limit", "cached_iops"),
@@ -64,51 +65,52 @@ impl Env<'_> {
                     (vm.provisioned_mbps, AZURE_MB)
                 };
                 match x {
-                    Some(x) => Ok(V::Num(x * factor)),
-                    None if self.ctx.disks().iter().all(|d| d.temp) => missing(NO_DISKS),
+                    Some(x) => Ok(Value::Num(x * factor)),
+                    None if self.facts.disks.iter().all(|d| d.temp) => missing(NO_DISKS),
                     None => missing(
                         "no disk's caps are known: give each disk's sku (or iops and mbps) in --topology",
                     ),
                 }
             }
-            VmField::TempDisk => Ok(V::Elem(self.temp_disk()?)),
+            VmField::TempDisk => Ok(Value::Element(self.temp_disk()?)),
         }
     }
 
-    pub(super) fn field(&self, e: Elem, f: Field) -> R<V> {
-        let c = self.ctx;
+    pub(super) fn field(&self, e: Element, f: Field) -> OrMissing<Value> {
+        let c = self.facts;
         match (e, f) {
-            (Elem::Disk(i), Field::Disk(f)) => {
-                let Some(d) = c.disks().get(i) else { return missing("internal: disk") };
+            (Element::Disk(i), Field::Disk(f)) => {
+                let Some(d) = c.disks.get(i) else { return missing("internal: disk") };
                 let l = &d.limits;
                 let what = self.label(e);
-                let need = |x: Option<f64>, factor: f64, desc: &str, how: &str| -> R<V> {
-                    match x {
-                        Some(x) if x.is_finite() => Ok(V::Num(x * factor)),
-                        _ => {
-                            missing(format!("the {desc} of {what} is unknown: {how} in --topology"))
+                let need =
+                    |x: Option<f64>, factor: f64, desc: &str, how: &str| -> OrMissing<Value> {
+                        match x {
+                            Some(x) if x.is_finite() => Ok(Value::Num(x * factor)),
+                            _ => missing(format!(
+                                "the {desc} of {what} is unknown: {how} in --topology"
+                            )),
                         }
-                    }
-                };
+                    };
                 const CAPS: &str = "give its sku (or iops and mbps)";
                 match f {
-                    DiskField::Name => Ok(V::Text(l.name.clone())),
+                    DiskField::Name => Ok(Value::Text(l.name.clone())),
                     DiskField::Sku => match &l.sku {
-                        Some(s) => Ok(V::Text(s.clone())),
+                        Some(s) => Ok(Value::Text(s.clone())),
                         None => missing(format!(
                             "the SKU of {what} is unknown: give its sku in --topology"
                         )),
                     },
                     DiskField::Tier => match &d.tier {
-                        Some(s) => Ok(V::Text(s.clone())),
+                        Some(s) => Ok(Value::Text(s.clone())),
                         None => missing(format!(
                             "the tier of {what} is unknown: give its sku in --topology"
                         )),
                     },
-                    DiskField::Cache => Ok(V::Cache(cache_mode(l.cache))),
-                    DiskField::CacheSetting => Ok(V::Cache(cache_mode(l.cache_setting))),
+                    DiskField::Cache => Ok(Value::Cache(cache_mode(l.cache))),
+                    DiskField::CacheSetting => Ok(Value::Cache(cache_mode(l.cache_setting))),
                     DiskField::CanCache => match l.can_cache {
-                        Some(b) => Ok(V::Bool(b)),
+                        Some(b) => Ok(Value::Bool(b)),
                         None if l.kind.is_none() => missing(format!(
                             "whether {what} can use host caching is unknown: give its sku in --topology"
                         )),
@@ -117,12 +119,12 @@ impl Env<'_> {
                         )),
                     },
                     DiskField::WriteAccelerator => match l.write_accelerator {
-                        Some(b) => Ok(V::Bool(b)),
+                        Some(b) => Ok(Value::Bool(b)),
                         None => missing(format!(
                             "whether Write Accelerator is on for {what} is unknown: set write_accelerator = true or false in its [[disk]] in --topology"
                         )),
                     },
-                    DiskField::Role => Ok(V::Role(role(l.role))),
+                    DiskField::Role => Ok(Value::Role(role(l.role))),
                     DiskField::Size => need(l.size_gib, GIB, "size", "give its sku"),
                     DiskField::IopsCap => need(l.iops, 1.0, "IOPS cap", CAPS),
                     DiskField::MbpsCap => need(l.mbps, AZURE_MB, "throughput cap", CAPS),
@@ -139,21 +141,21 @@ impl Env<'_> {
                         "give a SKU that bursts (and bursting = true for on-demand)",
                     ),
                     DiskField::IsStandard => match l.kind {
-                        Some(_) => Ok(V::Bool(l.is_standard())),
+                        Some(_) => Ok(Value::Bool(l.is_standard())),
                         None => missing(format!(
                             "the disk type of {what} is unknown: give its sku in --topology"
                         )),
                     },
-                    DiskField::InPool => Ok(V::Bool(l.pool.is_some())),
+                    DiskField::InPool => Ok(Value::Bool(l.pool.is_some())),
                 }
             }
-            (Elem::Pool(i), Field::Pool(f)) => {
-                let Some(p) = c.pools().get(i) else { return missing("internal: pool") };
+            (Element::Pool(i), Field::Pool(f)) => {
+                let Some(p) = c.pools.get(i) else { return missing("internal: pool") };
                 let l = &p.limits;
                 let what = self.label(e);
-                let caps = |x: Option<f64>, factor: f64| -> R<V> {
+                let caps = |x: Option<f64>, factor: f64| -> OrMissing<Value> {
                     match x {
-                        Some(x) if l.unknown_members.is_empty() => Ok(V::Num(x * factor)),
+                        Some(x) if l.unknown_members.is_empty() => Ok(Value::Num(x * factor)),
                         _ => missing(format!(
                             "the caps of {what}'s members {} are unknown: describe each member disk with its sku in --topology",
                             l.unknown_members.join(", ")
@@ -161,16 +163,16 @@ impl Env<'_> {
                     }
                 };
                 match f {
-                    PoolField::Name => Ok(V::Text(l.name.clone())),
-                    PoolField::Disks => Ok(V::Num(l.members.len() as f64)),
+                    PoolField::Name => Ok(Value::Text(l.name.clone())),
+                    PoolField::Disks => Ok(Value::Num(l.members.len() as f64)),
                     PoolField::Columns => match l.columns {
-                        Some(n) => Ok(V::Num(f64::from(n))),
+                        Some(n) => Ok(Value::Num(f64::from(n))),
                         None => missing(format!(
                             "the column count of {what} is unknown: set columns in its [[pool]]"
                         )),
                     },
                     PoolField::Interleave => match l.interleave_kib {
-                        Some(n) => Ok(V::Num(f64::from(n) * 1024.0)),
+                        Some(n) => Ok(Value::Num(f64::from(n) * 1024.0)),
                         None => missing(format!(
                             "the interleave of {what} is unknown: set interleave_kib in its [[pool]]"
                         )),
@@ -179,46 +181,46 @@ impl Env<'_> {
                     PoolField::MbpsCap => caps(l.sum_mbps, AZURE_MB),
                 }
             }
-            (Elem::Bench(i), Field::Bench(BenchField::HostCache)) => {
-                let Some(b) = c.benches().get(i) else { return missing("internal: bench") };
+            (Element::Bench(i), Field::Bench(BenchField::HostCache)) => {
+                let Some(b) = c.benches.get(i) else { return missing("internal: bench") };
                 // The topology disk whose capture targets include the run's target (a
                 // DiskSpd file under `E:\`, fio's filename `/dev/sdc`).
                 // A striped volume (`F:` over its members) goes through its members' caches:
                 // the first cached member's, else None.
                 let pool_cache = || {
-                    let p = c.pools().iter().find(|p| p.targets.contains(&b.target))?;
-                    let caches = p.members.iter().filter_map(|m| c.disks().get(*m));
+                    let p = c.pools.iter().find(|p| p.targets.contains(&b.target))?;
+                    let caches = p.members.iter().filter_map(|m| c.disks.get(*m));
                     Some(
                         caches
                             .map(|d| d.limits.cache)
                             .find(|x| x.is_cached())
-                            .unwrap_or(advisor_topology::Cache::None),
+                            .unwrap_or(limits::Cache::None),
                     )
                 };
-                let disk_cache = c
-                    .disks()
-                    .iter()
-                    .find(|d| d.targets.contains(&b.target))
-                    .map(|d| d.limits.cache);
+                let disk_cache =
+                    c.disks.iter().find(|d| d.targets.contains(&b.target)).map(|d| d.limits.cache);
                 match disk_cache.or_else(pool_cache) {
-                    Some(cache) => Ok(V::Cache(cache_mode(cache))),
+                    Some(cache) => Ok(Value::Cache(cache_mode(cache))),
                     None => missing(format!(
                         "the disk {} ran on is not in the topology: name its disk or pool in --topology as the benchmark does (DiskSpd E:\\..., fio filename /dev/sdc)",
                         self.label(e)
                     )),
                 }
             }
-            (Elem::Bench(i), Field::Bench(f)) => {
-                let Some(b) = c.benches().get(i) else { return missing("internal: bench") };
+            (Element::Bench(i), Field::Bench(f)) => {
+                let Some(b) = c.benches.get(i) else { return missing("internal: bench") };
                 bench_field(b, f, &self.label(e))
             }
-            (Elem::Target(i), Field::Target(f @ (TargetField::Disks | TargetField::MbpsCap))) => {
-                let Some(t) = c.targets().get(i) else { return missing("internal: target") };
+            (
+                Element::Target(i),
+                Field::Target(f @ (TargetField::Disks | TargetField::MbpsCap)),
+            ) => {
+                let Some(t) = c.targets.get(i) else { return missing("internal: target") };
                 self.target_topology(t.id, f, &self.label(e))
             }
-            (Elem::Target(i), Field::Target(f)) => {
-                let Some(t) = c.targets().get(i) else { return missing("internal: target") };
-                Ok(V::Text(match f {
+            (Element::Target(i), Field::Target(f)) => {
+                let Some(t) = c.targets.get(i) else { return missing("internal: target") };
+                Ok(Value::Text(match f {
                     TargetField::Name => t.name.clone(),
                     TargetField::Disks | TargetField::MbpsCap => String::new(),
                     TargetField::Kind => match t.kind {
@@ -238,12 +240,17 @@ impl Env<'_> {
 
     /// `target.disks` and `target.mbps_cap`: the topology disks a capture target stands
     /// for (a pool's members when it is the pool's volume, else the one disk it matches).
-    pub(super) fn target_topology(&self, id: TargetId, f: TargetField, what: &str) -> R<V> {
-        let c = self.ctx;
-        let (n, mbps) = if let Some(p) = c.pools().iter().find(|p| p.targets.contains(&id)) {
+    pub(super) fn target_topology(
+        &self,
+        id: TargetId,
+        f: TargetField,
+        what: &str,
+    ) -> OrMissing<Value> {
+        let c = self.facts;
+        let (n, mbps) = if let Some(p) = c.pools.iter().find(|p| p.targets.contains(&id)) {
             let sum = p.limits.sum_mbps.filter(|_| p.limits.unknown_members.is_empty());
             (p.members.len(), sum)
-        } else if let Some(d) = c.disks().iter().find(|d| !d.temp && d.targets.contains(&id)) {
+        } else if let Some(d) = c.disks.iter().find(|d| !d.temp && d.targets.contains(&id)) {
             (1, d.limits.mbps)
         } else {
             return missing(format!(
@@ -251,9 +258,9 @@ impl Env<'_> {
             ));
         };
         match f {
-            TargetField::Disks => Ok(V::Num(n as f64)),
+            TargetField::Disks => Ok(Value::Num(n as f64)),
             _ => match mbps {
-                Some(m) => Ok(V::Num(m * AZURE_MB)),
+                Some(m) => Ok(Value::Num(m * AZURE_MB)),
                 None => missing(format!(
                     "the MB/s cap behind {what} is unknown: give the disks' sku in --topology"
                 )),
@@ -262,43 +269,43 @@ impl Env<'_> {
     }
 }
 
-fn role(r: advisor_topology::Role) -> Role {
+fn role(r: limits::Role) -> Role {
     match r {
-        advisor_topology::Role::Os => Role::Os,
-        advisor_topology::Role::Data => Role::Data,
-        advisor_topology::Role::Log => Role::Log,
-        advisor_topology::Role::Tempdb => Role::Tempdb,
-        advisor_topology::Role::Temp => Role::Temp,
-        advisor_topology::Role::Other => Role::Other,
+        limits::Role::Os => Role::Os,
+        limits::Role::Data => Role::Data,
+        limits::Role::Log => Role::Log,
+        limits::Role::Tempdb => Role::Tempdb,
+        limits::Role::Temp => Role::Temp,
+        limits::Role::Other => Role::Other,
     }
 }
 
-fn cache_mode(c: advisor_topology::Cache) -> CacheMode {
+fn cache_mode(c: limits::Cache) -> CacheMode {
     match c {
-        advisor_topology::Cache::None => CacheMode::None,
-        advisor_topology::Cache::ReadOnly => CacheMode::ReadOnly,
-        advisor_topology::Cache::ReadWrite => CacheMode::ReadWrite,
+        limits::Cache::None => CacheMode::None,
+        limits::Cache::ReadOnly => CacheMode::ReadOnly,
+        limits::Cache::ReadWrite => CacheMode::ReadWrite,
     }
 }
 
-fn bench_field(b: &BenchInfo, f: BenchField, label: &str) -> R<V> {
+fn bench_field(b: &BenchInfo, f: BenchField, label: &str) -> OrMissing<Value> {
     let s = &b.settings;
-    let need = |x: Option<f64>, what: &str| -> R<V> {
+    let need = |x: Option<f64>, what: &str| -> OrMissing<Value> {
         match x {
-            Some(x) if x.is_finite() => Ok(V::Num(x)),
+            Some(x) if x.is_finite() => Ok(Value::Num(x)),
             _ => missing(format!("the benchmark output for {label} does not state its {what}")),
         }
     };
-    let flag = |x: Option<bool>, what: &str| -> R<V> {
+    let flag = |x: Option<bool>, what: &str| -> OrMissing<Value> {
         match x {
-            Some(x) => Ok(V::Bool(x)),
+            Some(x) => Ok(Value::Bool(x)),
             None => missing(format!("the benchmark output for {label} does not state {what}")),
         }
     };
     match f {
-        BenchField::Tool => Ok(V::Text(s.tool.clone())),
+        BenchField::Tool => Ok(Value::Text(s.tool.clone())),
         BenchField::Engine => match &s.engine {
-            Some(e) => Ok(V::Text(e.clone())),
+            Some(e) => Ok(Value::Text(e.clone())),
             None => {
                 missing(format!("the benchmark output for {label} does not state its IO engine"))
             }
@@ -320,7 +327,7 @@ fn bench_field(b: &BenchInfo, f: BenchField, label: &str) -> R<V> {
         }
         BenchField::WriteThrough => flag(s.write_through, "whether writes went through"),
         // No `fsync=N` in the output means no explicit syncs.
-        BenchField::SyncEvery => Ok(V::Num(s.sync_every.map_or(0.0, f64::from))),
+        BenchField::SyncEvery => Ok(Value::Num(s.sync_every.map_or(0.0, f64::from))),
         BenchField::FileSize => need(s.file_size_bytes.map(|b| b as f64), "file size"),
         BenchField::Duration => need(s.duration_s, "duration"),
         // fio's ramp_time defaults to 0: a fio run that states none had no warm-up.

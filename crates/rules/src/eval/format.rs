@@ -7,7 +7,7 @@
 //! % for ratios.
 
 use crate::builtins::Builtin;
-use crate::check::{CheckedRule, Ref, Subject, TExpr, TKind};
+use crate::check::{CheckedRule, Owner, Ref, TypedExpr, TypedExprKind};
 use crate::types::{BenchField, CacheMode, Dim, Field};
 
 /// Units a text may name right after a number, with their dimension and stored factor.
@@ -61,31 +61,31 @@ pub(crate) fn name_unit(name: &str, dim: Dim) -> Option<f64> {
 }
 
 /// Whether an expression is a run's duration (shown in s rather than ms).
-fn is_run_duration(e: &TExpr, rule: &CheckedRule, depth: u8) -> bool {
+fn is_run_duration(e: &TypedExpr, rule: &CheckedRule, depth: u8) -> bool {
     if depth > 16 {
         return false;
     }
     match &e.kind {
-        TKind::Ref(Ref::Field {
+        TypedExprKind::Ref(Ref::Field {
             field: Field::Bench(BenchField::Duration | BenchField::Warmup),
             ..
         }) => true,
-        TKind::Call(Builtin::Duration, _) => true,
-        TKind::Ref(Ref::Let(i)) => {
+        TypedExprKind::Call(Builtin::Duration, _) => true,
+        TypedExprKind::Ref(Ref::Let(i)) => {
             rule.lets.get(*i).is_some_and(|l| is_run_duration(&l.expr, rule, depth + 1))
         }
-        TKind::Ref(Ref::Param(i)) => rule.params.get(*i).is_some_and(|p| {
+        TypedExprKind::Ref(Ref::Param(i)) => rule.params.get(*i).is_some_and(|p| {
             let t = p.default_text.trim_end();
             t.ends_with(" s") || t.ends_with("min") || t.ends_with(" h")
         }),
-        TKind::Ref(Ref::Field { of: Subject::Vm, .. }) => false,
+        TypedExprKind::Ref(Ref::Field { of: Owner::Vm, .. }) => false,
         _ => false,
     }
 }
 
 /// A stored value of `e` in its display unit: `(number, unit)`.
 pub(crate) fn display(
-    e: &TExpr,
+    e: &TypedExpr,
     rule: &CheckedRule,
     stored: f64,
     next: Option<&str>,

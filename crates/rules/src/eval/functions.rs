@@ -4,15 +4,20 @@
 use super::operators::{bool_op, cmp_op, num_op};
 use super::*;
 
-impl Env<'_> {
+impl Evaluation<'_> {
     // ---- functions ----------------------------------------------------------------------
 
-    pub(super) fn call(&mut self, b: Builtin, args: &[TExpr], whole: &TExpr) -> R<V> {
+    pub(super) fn call(
+        &mut self,
+        b: Builtin,
+        args: &[TypedExpr],
+        whole: &TypedExpr,
+    ) -> OrMissing<Value> {
         if b == Builtin::Exists {
-            let Some(a) = args.first() else { return Ok(V::Bool(false)) };
-            return Ok(V::Bool(match self.eval(a) {
-                Ok(V::Nums(s)) => !s.is_empty(),
-                Ok(V::Bools(s)) => !s.is_empty(),
+            let Some(a) = args.first() else { return Ok(Value::Bool(false)) };
+            return Ok(Value::Bool(match self.eval(a) {
+                Ok(Value::Nums(s)) => !s.is_empty(),
+                Ok(Value::Bools(s)) => !s.is_empty(),
                 Ok(_) => true,
                 Err(_) => false,
             }));
@@ -32,8 +37,8 @@ impl Env<'_> {
                 return missing("internal: if() without three arguments");
             };
             return match self.eval(c)? {
-                V::Bool(true) => self.eval(x),
-                V::Bool(false) => self.eval(y),
+                Value::Bool(true) => self.eval(x),
+                Value::Bool(false) => self.eval(y),
                 v => missing(format!("if() of {}", v.describe())),
             };
         }
@@ -49,57 +54,57 @@ impl Env<'_> {
         let c = it.next();
         let d = it.next();
         match (b, a, c, d) {
-            (Builtin::Sustained, Some(cond), Some(V::Num(dur)), _) => match cond {
+            (Builtin::Sustained, Some(cond), Some(Value::Num(dur)), _) => match cond {
                 // A constant (`x and false`, `x or true` with `x` missing): never held, or
                 // held for an unknown time.
-                V::Bool(false) => Ok(V::Bool(false)),
-                V::Bool(true) => missing(self.constant_true(args)),
-                V::Bools(s) if s.is_empty() => {
+                Value::Bool(false) => Ok(Value::Bool(false)),
+                Value::Bool(true) => missing(self.constant_true(args)),
+                Value::Bools(s) if s.is_empty() => {
                     missing(format!("no common samples in `{}`", self.src(&args[0])))
                 }
-                V::Bools(s) => {
+                Value::Bools(s) => {
                     let Some(iv) = s.interval_s() else {
                         return missing(self.no_interval(args));
                     };
-                    Ok(V::Bool(value::longest_run_s(&s, iv) + 1e-9 >= dur))
+                    Ok(Value::Bool(value::longest_run_s(&s, iv) + 1e-9 >= dur))
                 }
                 v => missing(format!("sustained() of {}", v.describe())),
             },
             (Builtin::Share, Some(cond), _, _) => match cond {
-                V::Bool(x) => Ok(V::Num(if x { 1.0 } else { 0.0 })),
-                V::Bools(s) if s.is_empty() => {
+                Value::Bool(x) => Ok(Value::Num(if x { 1.0 } else { 0.0 })),
+                Value::Bools(s) if s.is_empty() => {
                     missing(format!("no common samples in `{}`", self.src(&args[0])))
                 }
-                V::Bools(s) => {
+                Value::Bools(s) => {
                     let n = s.vals.iter().filter(|x| **x).count();
-                    Ok(V::Num(n as f64 / s.len() as f64))
+                    Ok(Value::Num(n as f64 / s.len() as f64))
                 }
                 v => missing(format!("share() of {}", v.describe())),
             },
             (Builtin::Duration, Some(cond), _, _) => match cond {
-                V::Bool(false) => Ok(V::Num(0.0)),
-                V::Bool(true) => missing(self.constant_true(args)),
-                V::Bools(s) if s.is_empty() => {
+                Value::Bool(false) => Ok(Value::Num(0.0)),
+                Value::Bool(true) => missing(self.constant_true(args)),
+                Value::Bools(s) if s.is_empty() => {
                     missing(format!("no common samples in `{}`", self.src(&args[0])))
                 }
-                V::Bools(s) => {
+                Value::Bools(s) => {
                     let Some(iv) = s.interval_s() else {
                         return missing(self.no_interval(args));
                     };
                     let n = s.vals.iter().filter(|x| **x).count();
-                    Ok(V::Num(n as f64 * iv))
+                    Ok(Value::Num(n as f64 * iv))
                 }
                 _ => missing(self.no_interval(args)),
             },
             (Builtin::Min2, Some(x), Some(y), _) => num_op(x, y, f64::min),
             (Builtin::Max2, Some(x), Some(y), _) => num_op(x, y, f64::max),
             (Builtin::Abs, Some(x), _, _) => match x {
-                V::Num(n) => Ok(V::Num(n.abs())),
-                V::Nums(s) => Ok(V::Nums(s.map(f64::abs))),
+                Value::Num(n) => Ok(Value::Num(n.abs())),
+                Value::Nums(s) => Ok(Value::Nums(s.map(f64::abs))),
                 v => missing(format!("abs() of {}", v.describe())),
             },
             (Builtin::Ratio, Some(x), Some(y), _) => {
-                if let V::Num(den) = y
+                if let Value::Num(den) = y
                     && den == 0.0
                 {
                     return missing(format!(
@@ -119,23 +124,28 @@ impl Env<'_> {
         }
     }
 
-    pub(super) fn constant_true(&self, args: &[TExpr]) -> String {
+    pub(super) fn constant_true(&self, args: &[TypedExpr]) -> String {
         let what = args.first().map(|a| self.src(a)).unwrap_or_default();
         format!("`{what}` is true with no samples to time it by: capture the series it combines")
     }
 
-    pub(super) fn no_interval(&self, args: &[TExpr]) -> String {
+    pub(super) fn no_interval(&self, args: &[TypedExpr]) -> String {
         let what = args.first().map(|a| self.src(a)).unwrap_or_default();
         format!(
             "`{what}` needs samples over time with a known interval (a benchmark summary has one row)"
         )
     }
 
-    pub(super) fn time_aggregate(&mut self, b: Builtin, args: &[TExpr], whole: &TExpr) -> R<V> {
+    pub(super) fn time_aggregate(
+        &mut self,
+        b: Builtin,
+        args: &[TypedExpr],
+        whole: &TypedExpr,
+    ) -> OrMissing<Value> {
         let Some(arg) = args.first() else { return missing("internal: no argument") };
         let p = match b {
             Builtin::Pct => match args.get(1).map(|a| self.eval(a)) {
-                Some(Ok(V::Num(p))) => Some(p),
+                Some(Ok(Value::Num(p))) => Some(p),
                 Some(Err(e)) => return Err(e),
                 _ => return missing("internal: pct without P"),
             },
@@ -143,13 +153,13 @@ impl Env<'_> {
         };
         let v = self.eval(arg)?;
         let s = match v {
-            V::Num(x) => return Ok(V::Num(x)),
-            V::Nums(s) => s,
+            Value::Num(x) => return Ok(Value::Num(x)),
+            Value::Nums(s) => s,
             v => return missing(format!("{}() of {}", b.spec().name, v.describe())),
         };
         // A latency metric's percentile: the tool's own when the target has it.
         let latency_dir = match &arg.kind {
-            TKind::Ref(Ref::Metric { of, metric }) => {
+            TypedExprKind::Ref(Ref::Metric { of, metric }) => {
                 latency_direction(*metric).map(|d| (*of, *metric, d))
             }
             _ => None,
@@ -160,7 +170,7 @@ impl Env<'_> {
             && let Some(x) = self.source_pct(of, dirs, p)?
         {
             self.used_source = true;
-            return Ok(V::Num(x / 1000.0));
+            return Ok(Value::Num(x / 1000.0));
         }
         let values: &[f64] = &s.vals;
         if values.is_empty() {
@@ -187,7 +197,7 @@ impl Env<'_> {
             },
         };
         if x.is_finite() {
-            Ok(V::Num(x))
+            Ok(Value::Num(x))
         } else {
             missing(format!("`{}` is not a number", self.src(whole)))
         }
@@ -195,9 +205,14 @@ impl Env<'_> {
 
     /// The source percentile of a latency metric of `of`, in ms; `Ok(None)` when the
     /// target has none (use the series).
-    pub(super) fn source_pct(&self, of: Subject, dirs: &[Direction], p: f64) -> R<Option<f64>> {
+    pub(super) fn source_pct(
+        &self,
+        of: Owner,
+        dirs: &[Direction],
+        p: f64,
+    ) -> OrMissing<Option<f64>> {
         let targets = match of {
-            Subject::Host | Subject::Vm => return Ok(None),
+            Owner::Host | Owner::Vm => return Ok(None),
             s => match self.subject(s).and_then(|e| self.elem_targets(e)) {
                 Ok(t) => t,
                 Err(_) => return Ok(None),
@@ -205,7 +220,7 @@ impl Env<'_> {
         };
         for t in targets {
             for d in dirs {
-                if let Some(x) = self.ctx.source_percentile(t, *d, p)
+                if let Some(x) = self.series.source_percentile(t, *d, p)
                     && x.is_finite()
                 {
                     return Ok(Some(x));
@@ -221,26 +236,26 @@ impl Env<'_> {
         &mut self,
         agg: CollectionAgg,
         over: Collection,
-        body: &TExpr,
-        filter: Option<&TExpr>,
-    ) -> R<V> {
-        let ctx = self.ctx;
-        let elems: Vec<Elem> = match over {
+        body: &TypedExpr,
+        filter: Option<&TypedExpr>,
+    ) -> OrMissing<Value> {
+        let facts = self.facts;
+        let elems: Vec<Element> = match over {
             Collection::Disks => {
-                if !ctx.has_topology() || ctx.disks().is_empty() {
+                if !facts.topology || facts.disks.is_empty() {
                     return missing(NO_DISKS);
                 }
-                (0..ctx.disks().len()).map(Elem::Disk).collect()
+                (0..facts.disks.len()).map(Element::Disk).collect()
             }
-            Collection::Pools => (0..ctx.pools().len()).map(Elem::Pool).collect(),
-            Collection::Benches => (0..ctx.benches().len()).map(Elem::Bench).collect(),
+            Collection::Pools => (0..facts.pools.len()).map(Element::Pool).collect(),
+            Collection::Benches => (0..facts.benches.len()).map(Element::Bench).collect(),
             Collection::Targets => {
-                let v: Vec<Elem> = ctx
-                    .targets()
+                let v: Vec<Element> = facts
+                    .targets
                     .iter()
                     .enumerate()
                     .filter(|(_, t)| is_storage(t.kind))
-                    .map(|(i, _)| Elem::Target(i))
+                    .map(|(i, _)| Element::Target(i))
                     .collect();
                 if v.is_empty() {
                     return missing(NO_TARGETS);
@@ -248,20 +263,22 @@ impl Env<'_> {
                 v
             }
             Collection::PoolMembers { of } => match self.subject(of)? {
-                Elem::Pool(i) => ctx.pools().get(i).map(|p| p.members.clone()).unwrap_or_default(),
+                Element::Pool(i) => {
+                    facts.pools.get(i).map(|p| p.members.clone()).unwrap_or_default()
+                }
                 _ => return missing("internal: pool.members of another element"),
             }
             .into_iter()
-            .map(Elem::Disk)
+            .map(Element::Disk)
             .collect(),
         };
-        let mut vals: Vec<V> = Vec::new();
+        let mut vals: Vec<Value> = Vec::new();
         let mut first_missing: Option<Missing> = None;
         let mut passed = 0usize;
         for e in elems {
             self.overs.push(e);
             let keep = match filter.map(|f| self.eval(f)) {
-                None | Some(Ok(V::Bool(true))) => Ok(true),
+                None | Some(Ok(Value::Bool(true))) => Ok(true),
                 Some(Ok(_)) => Ok(false),
                 Some(Err(m)) => Err(m),
             };
@@ -288,9 +305,9 @@ impl Env<'_> {
             }
             let _ = passed;
             return match agg {
-                CollectionAgg::Sum | CollectionAgg::Count => Ok(V::Num(0.0)),
-                CollectionAgg::Any => Ok(V::Bool(false)),
-                CollectionAgg::All => Ok(V::Bool(true)),
+                CollectionAgg::Sum | CollectionAgg::Count => Ok(Value::Num(0.0)),
+                CollectionAgg::Any => Ok(Value::Bool(false)),
+                CollectionAgg::All => Ok(Value::Bool(true)),
                 CollectionAgg::Avg | CollectionAgg::Min | CollectionAgg::Max => missing(format!(
                     "no {} to take the {} of{}",
                     collection_name(over),
@@ -302,12 +319,12 @@ impl Env<'_> {
         let n = vals.len() as f64;
         match agg {
             CollectionAgg::Count => {
-                let mut acc = V::Num(0.0);
+                let mut acc = Value::Num(0.0);
                 for v in vals {
                     let one = match v {
-                        V::Elem(_) => V::Num(1.0),
-                        V::Bool(b) => V::Num(if b { 1.0 } else { 0.0 }),
-                        V::Bools(s) => V::Nums(s.map(|b| if b { 1.0 } else { 0.0 })),
+                        Value::Element(_) => Value::Num(1.0),
+                        Value::Bool(b) => Value::Num(if b { 1.0 } else { 0.0 }),
+                        Value::Bools(s) => Value::Nums(s.map(|b| if b { 1.0 } else { 0.0 })),
                         v => return missing(format!("count() of {}", v.describe())),
                     };
                     acc = num_op(acc, one, |x, y| x + y)?;
@@ -317,7 +334,7 @@ impl Env<'_> {
             CollectionAgg::Any | CollectionAgg::All => {
                 let is_all = agg == CollectionAgg::All;
                 let mut it = vals.into_iter();
-                let mut acc = it.next().unwrap_or(V::Bool(is_all));
+                let mut acc = it.next().unwrap_or(Value::Bool(is_all));
                 for v in it {
                     acc = bool_op(acc, v, move |p, q| if is_all { p && q } else { p || q })?;
                 }
@@ -330,11 +347,11 @@ impl Env<'_> {
                     _ => |x, y| x + y,
                 };
                 let mut it = vals.into_iter();
-                let mut acc = it.next().unwrap_or(V::Num(0.0));
+                let mut acc = it.next().unwrap_or(Value::Num(0.0));
                 for v in it {
                     acc = num_op(acc, v, f)?;
                 }
-                if let V::Nums(s) = &acc
+                if let Value::Nums(s) = &acc
                     && s.is_empty()
                 {
                     return missing(format!(
@@ -343,7 +360,7 @@ impl Env<'_> {
                     ));
                 }
                 if agg == CollectionAgg::Avg {
-                    acc = num_op(acc, V::Num(n), |x, y| x / y)?;
+                    acc = num_op(acc, Value::Num(n), |x, y| x / y)?;
                 }
                 Ok(acc)
             }

@@ -1,5 +1,5 @@
-//! The evaluator: runs checked rules against a [`Context`] and produces findings and the
-//! rules it could not evaluate, with what to provide.
+//! The evaluator: runs checked rules against [`Facts`] and a [`SeriesSource`] and produces
+//! findings and the rules it could not evaluate, with what to provide.
 //!
 //! Semantics (docs/rule-language.md, "How rules are evaluated"):
 //! - series with series align by timestamp (an inner join); series with scalar broadcast;
@@ -13,7 +13,7 @@
 //! - a value interpolated in evidence or fix that is missing prints `n/a`: the finding
 //!   stands on its condition.
 
-mod context;
+mod facts;
 mod fields;
 mod format;
 mod functions;
@@ -25,17 +25,20 @@ use std::sync::{Arc, Mutex};
 
 use advisor_model::{Direction, Finding, Metric, NotEvaluated, TargetKind, Unit};
 
-pub use context::{
-    BenchInfo, Context, DiskInfo, PoolInfo, Series, StaticContext, TargetId, TargetInfo, VmInfo,
+pub use facts::{
+    BenchInfo, DiskInfo, Facts, MemorySeries, PoolInfo, Series, SeriesSource, TargetId, TargetInfo,
+    VmInfo,
 };
 
 use crate::ast::{BinaryOp, UnaryOp};
 use crate::builtins::{Builtin, CollectionAgg};
-use crate::check::{CheckedRule, Collection, Ref, Subject, TExpr, TKind, TPart, Value};
+use crate::check::{
+    CheckedRule, Collection, Constant, Owner, Ref, TypedExpr, TypedExprKind, TypedPart,
+};
 use crate::types::{
     BenchField, CacheMode, DiskField, Field, PoolField, Role, Scope, Severity, TargetField, VmField,
 };
-use value::{Elem, Missing, R, S, Times, V, missing};
+use value::{Element, Missing, OrMissing, TimeSeries, Times, Value, missing};
 
 const MIB: f64 = 1024.0 * 1024.0;
 const GIB: f64 = 1024.0 * MIB;
@@ -63,10 +66,12 @@ pub struct Outcome {
     pub not_evaluated: Vec<NotEvaluated>,
 }
 
-/// Evaluates every rule against `ctx`, rules in parallel, output sorted deterministically.
+/// Evaluates every rule against `facts` and `series`, rules in parallel, output sorted
+/// deterministically.
 pub fn evaluate<'r>(
     rules: impl IntoIterator<Item = &'r CheckedRule>,
-    ctx: &dyn Context,
+    facts: &Facts,
+    series: &dyn SeriesSource,
 ) -> Outcome {
     let rules: Vec<&CheckedRule> = rules.into_iter().collect();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8);
@@ -79,7 +84,7 @@ pub fn evaluate<'r>(
                 s.spawn(move || {
                     let mut o = Outcome::default();
                     for r in c {
-                        let one = evaluate_rule_with(r, ctx, cache);
+                        let one = evaluate_rule_with(r, facts, series, cache);
                         o.findings.extend(one.findings);
                         o.not_evaluated.extend(one.not_evaluated);
                     }
@@ -109,24 +114,24 @@ fn sort(o: &mut Outcome) {
 }
 
 /// The subjects a rule's scope is evaluated for, or why there are none.
-fn subjects(scope: Scope, ctx: &dyn Context) -> Result<Vec<Option<Elem>>, &'static str> {
-    let v: Vec<Option<Elem>> = match scope {
+fn subjects(scope: Scope, facts: &Facts) -> Result<Vec<Option<Element>>, &'static str> {
+    let v: Vec<Option<Element>> = match scope {
         Scope::Vm => return Ok(vec![None]),
-        Scope::Disk => ctx
-            .disks()
+        Scope::Disk => facts
+            .disks
             .iter()
             .enumerate()
             .filter(|(_, d)| !d.temp)
-            .map(|(i, _)| Some(Elem::Disk(i)))
+            .map(|(i, _)| Some(Element::Disk(i)))
             .collect(),
-        Scope::Pool => (0..ctx.pools().len()).map(|i| Some(Elem::Pool(i))).collect(),
-        Scope::Bench => (0..ctx.benches().len()).map(|i| Some(Elem::Bench(i))).collect(),
-        Scope::Target => ctx
-            .targets()
+        Scope::Pool => (0..facts.pools.len()).map(|i| Some(Element::Pool(i))).collect(),
+        Scope::Bench => (0..facts.benches.len()).map(|i| Some(Element::Bench(i))).collect(),
+        Scope::Target => facts
+            .targets
             .iter()
             .enumerate()
             .filter(|(_, t)| is_storage(t.kind))
-            .map(|(i, _)| Some(Elem::Target(i)))
+            .map(|(i, _)| Some(Element::Target(i)))
             .collect(),
     };
     if !v.is_empty() {
@@ -155,7 +160,7 @@ fn severity(s: Severity) -> advisor_model::Severity {
 }
 
 /// The series rules have read, in stored units and finite, by target and metric: shared by
-/// every rule of one [`evaluate`] (`None`: the context has no such series).
+/// every rule of one [`evaluate`] (`None`: the series source has no such series).
 type StoredSeries = Option<(Times, Arc<Vec<f64>>)>;
 
 #[derive(Default)]
@@ -180,13 +185,18 @@ impl SeriesCache {
 }
 
 /// Evaluates one rule for every subject of its scope.
-pub fn evaluate_rule(rule: &CheckedRule, ctx: &dyn Context) -> Outcome {
-    evaluate_rule_with(rule, ctx, &SeriesCache::default())
+pub fn evaluate_rule(rule: &CheckedRule, facts: &Facts, series: &dyn SeriesSource) -> Outcome {
+    evaluate_rule_with(rule, facts, series, &SeriesCache::default())
 }
 
-fn evaluate_rule_with(rule: &CheckedRule, ctx: &dyn Context, cache: &SeriesCache) -> Outcome {
+fn evaluate_rule_with(
+    rule: &CheckedRule,
+    facts: &Facts,
+    series: &dyn SeriesSource,
+    cache: &SeriesCache,
+) -> Outcome {
     let mut out = Outcome::default();
-    let subs = match subjects(rule.scope, ctx) {
+    let subs = match subjects(rule.scope, facts) {
         Ok(s) => s,
         Err(reason) => {
             out.not_evaluated.push(NotEvaluated {
@@ -199,11 +209,11 @@ fn evaluate_rule_with(rule: &CheckedRule, ctx: &dyn Context, cache: &SeriesCache
     };
     let mut skipped: Vec<(String, String)> = Vec::new();
     for sub in &subs {
-        let mut env = Env::new(rule, ctx, *sub, cache);
+        let mut env = Evaluation::new(rule, (facts, series), *sub, cache);
         let name = env.subject_name();
         match env.eval(&rule.when) {
-            Ok(V::Bool(true)) => out.findings.push(env.finding(name)),
-            Ok(V::Bool(false)) => {}
+            Ok(Value::Bool(true)) => out.findings.push(env.finding(name)),
+            Ok(Value::Bool(false)) => {}
             Ok(v) => {
                 skipped.push((name, format!("the condition gave {}, not a bool", v.describe())))
             }
@@ -231,29 +241,31 @@ fn evaluate_rule_with(rule: &CheckedRule, ctx: &dyn Context, cache: &SeriesCache
 }
 
 /// One rule evaluated for one subject.
-struct Env<'a> {
+struct Evaluation<'a> {
     rule: &'a CheckedRule,
-    ctx: &'a dyn Context,
+    facts: &'a Facts,
+    series: &'a dyn SeriesSource,
     cache: &'a SeriesCache,
-    scope: Option<Elem>,
-    overs: Vec<Elem>,
-    lets: Vec<Option<R<V>>>,
+    scope: Option<Element>,
+    overs: Vec<Element>,
+    lets: Vec<Option<OrMissing<Value>>>,
     /// Whether each let used a tool's own percentile.
     let_source: Vec<bool>,
     /// Set when a source percentile was used since the last reset.
     used_source: bool,
 }
 
-impl<'a> Env<'a> {
+impl<'a> Evaluation<'a> {
     fn new(
         rule: &'a CheckedRule,
-        ctx: &'a dyn Context,
-        scope: Option<Elem>,
+        (facts, series): (&'a Facts, &'a dyn SeriesSource),
+        scope: Option<Element>,
         cache: &'a SeriesCache,
     ) -> Self {
-        Env {
+        Evaluation {
             rule,
-            ctx,
+            facts,
+            series,
             cache,
             scope,
             overs: Vec::new(),
@@ -270,41 +282,41 @@ impl<'a> Env<'a> {
         }
     }
 
-    fn elem_name(&self, e: Elem) -> String {
-        let c = self.ctx;
+    fn elem_name(&self, e: Element) -> String {
+        let c = self.facts;
         match e {
-            Elem::Disk(i) => c.disks().get(i).map(|d| d.limits.name.clone()),
-            Elem::Pool(i) => c.pools().get(i).map(|p| p.limits.name.clone()),
-            Elem::Bench(i) => c.benches().get(i).map(|b| b.name.clone()),
-            Elem::Target(i) => c.targets().get(i).map(|t| t.name.clone()),
+            Element::Disk(i) => c.disks.get(i).map(|d| d.limits.name.clone()),
+            Element::Pool(i) => c.pools.get(i).map(|p| p.limits.name.clone()),
+            Element::Bench(i) => c.benches.get(i).map(|b| b.name.clone()),
+            Element::Target(i) => c.targets.get(i).map(|t| t.name.clone()),
         }
         .unwrap_or_default()
     }
 
     /// How a reason names an element: "this disk" for the rule's own subject (the report
     /// shows which), else by name.
-    fn label(&self, e: Elem) -> String {
-        let temp = matches!(e, Elem::Disk(i) if self.ctx.disks().get(i).is_some_and(|d| d.temp));
+    fn label(&self, e: Element) -> String {
+        let temp = matches!(e, Element::Disk(i) if self.facts.disks.get(i).is_some_and(|d| d.temp));
         if Some(e) == self.scope {
             return match e {
-                Elem::Disk(_) => "this disk",
-                Elem::Pool(_) => "this pool",
-                Elem::Bench(_) => "this benchmark target",
-                Elem::Target(_) => "this target",
+                Element::Disk(_) => "this disk",
+                Element::Pool(_) => "this pool",
+                Element::Bench(_) => "this benchmark target",
+                Element::Target(_) => "this target",
             }
             .to_owned();
         }
         let name = self.elem_name(e);
         match e {
-            Elem::Disk(_) if temp => format!("the temp disk \"{name}\""),
-            Elem::Disk(_) => format!("disk \"{name}\""),
-            Elem::Pool(_) => format!("pool \"{name}\""),
-            Elem::Bench(_) => format!("benchmark target \"{name}\""),
-            Elem::Target(_) => format!("target \"{name}\""),
+            Element::Disk(_) if temp => format!("the temp disk \"{name}\""),
+            Element::Disk(_) => format!("disk \"{name}\""),
+            Element::Pool(_) => format!("pool \"{name}\""),
+            Element::Bench(_) => format!("benchmark target \"{name}\""),
+            Element::Target(_) => format!("target \"{name}\""),
         }
     }
 
-    fn src(&self, e: &TExpr) -> String {
+    fn src(&self, e: &TypedExpr) -> String {
         self.rule.source.get(e.span.start..e.span.end).unwrap_or("").trim().to_owned()
     }
 
@@ -313,7 +325,8 @@ impl<'a> Env<'a> {
         // The first `case` whose condition holds (a missing one does not) replaces the
         // rule's severity and texts.
         let rule = self.rule;
-        let chosen = rule.cases.iter().find(|c| matches!(self.eval(&c.when), Ok(V::Bool(true))));
+        let chosen =
+            rule.cases.iter().find(|c| matches!(self.eval(&c.when), Ok(Value::Bool(true))));
         let (sev, title, evidence_parts, fix_parts) = match chosen {
             Some(c) => (c.severity, c.title.as_ref().unwrap_or(&rule.title), &c.evidence, &c.fix),
             None => (rule.severity, &rule.title, &rule.evidence, &rule.fix),
@@ -323,7 +336,7 @@ impl<'a> Env<'a> {
         for i in 0..self.rule.lets.len() {
             let name = self.rule.lets[i].name.clone();
             let expr = self.rule.lets[i].expr.clone();
-            if let Ok(V::Num(x)) = self.let_value(i) {
+            if let Ok(Value::Num(x)) = self.let_value(i) {
                 let v = match format::name_unit(&name, expr.ty.dim) {
                     Some(factor) => x / factor,
                     None => format::display(&expr, self.rule, x, None).0,
@@ -348,20 +361,20 @@ impl<'a> Env<'a> {
         }
     }
 
-    fn template(&mut self, parts: &[TPart], metrics: &mut BTreeMap<String, f64>) -> String {
+    fn template(&mut self, parts: &[TypedPart], metrics: &mut BTreeMap<String, f64>) -> String {
         let mut out = String::new();
         for (i, p) in parts.iter().enumerate() {
             match p {
-                TPart::Text(t) => out.push_str(t),
-                TPart::Value { expr, decimals, label } => {
+                TypedPart::Text(t) => out.push_str(t),
+                TypedPart::Value { expr, decimals, label } => {
                     let next = match parts.get(i + 1) {
-                        Some(TPart::Text(t)) => Some(t.as_str()),
+                        Some(TypedPart::Text(t)) => Some(t.as_str()),
                         _ => None,
                     };
                     self.used_source = false;
                     let v = self.eval(expr);
                     match v {
-                        Ok(V::Num(x)) => {
+                        Ok(Value::Num(x)) => {
                             let (shown, _) = format::display(expr, self.rule, x, next);
                             out.push_str(&format::number(shown, *decimals));
                             // A let is reported once, in the unit its name ends in or its
@@ -374,12 +387,12 @@ impl<'a> Env<'a> {
                                 metrics.insert(format!("{label}.from_source"), 1.0);
                             }
                         }
-                        Ok(V::Bool(b)) => out.push_str(if b { "true" } else { "false" }),
-                        Ok(V::Text(t)) => out.push_str(&t),
-                        Ok(V::Cache(c)) => out.push_str(format::cache_name(c)),
-                        Ok(V::Role(r)) => out.push_str(r.as_str()),
-                        Ok(V::Elem(e)) => out.push_str(&self.elem_name(e)),
-                        Ok(V::Nums(_) | V::Bools(_)) | Err(_) => out.push_str("n/a"),
+                        Ok(Value::Bool(b)) => out.push_str(if b { "true" } else { "false" }),
+                        Ok(Value::Text(t)) => out.push_str(&t),
+                        Ok(Value::Cache(c)) => out.push_str(format::cache_name(c)),
+                        Ok(Value::Role(r)) => out.push_str(r.as_str()),
+                        Ok(Value::Element(e)) => out.push_str(&self.elem_name(e)),
+                        Ok(Value::Nums(_) | Value::Bools(_)) | Err(_) => out.push_str("n/a"),
                     }
                 }
             }
@@ -387,7 +400,7 @@ impl<'a> Env<'a> {
         out
     }
 
-    fn let_value(&mut self, i: usize) -> R<V> {
+    fn let_value(&mut self, i: usize) -> OrMissing<Value> {
         if let Some(Some(v)) = self.lets.get(i) {
             if self.let_source.get(i).copied().unwrap_or(false) {
                 self.used_source = true;
@@ -414,27 +427,27 @@ impl<'a> Env<'a> {
         v
     }
 
-    fn eval(&mut self, e: &TExpr) -> R<V> {
+    fn eval(&mut self, e: &TypedExpr) -> OrMissing<Value> {
         match &e.kind {
-            TKind::Number(n) => Ok(V::Num(*n)),
-            TKind::Bool(b) => Ok(V::Bool(*b)),
-            TKind::Text(t) => Ok(V::Text(t.clone())),
-            TKind::Cache(c) => Ok(V::Cache(*c)),
-            TKind::Role(r) => Ok(V::Role(*r)),
-            TKind::Ref(r) => self.reference(*r),
-            TKind::Unary(op, x) => {
+            TypedExprKind::Number(n) => Ok(Value::Num(*n)),
+            TypedExprKind::Bool(b) => Ok(Value::Bool(*b)),
+            TypedExprKind::Text(t) => Ok(Value::Text(t.clone())),
+            TypedExprKind::Cache(c) => Ok(Value::Cache(*c)),
+            TypedExprKind::Role(r) => Ok(Value::Role(*r)),
+            TypedExprKind::Ref(r) => self.reference(*r),
+            TypedExprKind::Unary(op, x) => {
                 let v = self.eval(x)?;
                 match (op, v) {
-                    (UnaryOp::Neg, V::Num(n)) => Ok(V::Num(-n)),
-                    (UnaryOp::Neg, V::Nums(s)) => Ok(V::Nums(s.map(|x| -x))),
-                    (UnaryOp::Not, V::Bool(b)) => Ok(V::Bool(!b)),
-                    (UnaryOp::Not, V::Bools(s)) => Ok(V::Bools(s.map(|x| !x))),
+                    (UnaryOp::Neg, Value::Num(n)) => Ok(Value::Num(-n)),
+                    (UnaryOp::Neg, Value::Nums(s)) => Ok(Value::Nums(s.map(|x| -x))),
+                    (UnaryOp::Not, Value::Bool(b)) => Ok(Value::Bool(!b)),
+                    (UnaryOp::Not, Value::Bools(s)) => Ok(Value::Bools(s.map(|x| !x))),
                     (_, v) => missing(format!("`{}` gave {}", self.src(x), v.describe())),
                 }
             }
-            TKind::Binary(op, l, r) => self.binary(*op, l, r, e),
-            TKind::Call(b, args) => self.call(*b, args, e),
-            TKind::Aggregate { agg, over, body, filter } => {
+            TypedExprKind::Binary(op, l, r) => self.binary(*op, l, r, e),
+            TypedExprKind::Call(b, args) => self.call(*b, args, e),
+            TypedExprKind::Aggregate { agg, over, body, filter } => {
                 self.aggregate(*agg, *over, body, filter.as_deref())
             }
         }
@@ -442,47 +455,47 @@ impl<'a> Env<'a> {
 
     // ---- references -------------------------------------------------------------------
 
-    fn subject(&self, s: Subject) -> R<Elem> {
+    fn subject(&self, s: Owner) -> OrMissing<Element> {
         match s {
-            Subject::Scope => match self.scope {
+            Owner::Scope => match self.scope {
                 Some(e) => Ok(e),
                 None => missing("internal: no element in a vm rule"),
             },
-            Subject::Over(d) => match self.overs.get(d as usize) {
+            Owner::Over(d) => match self.overs.get(d as usize) {
                 Some(e) => Ok(*e),
                 None => missing("internal: no element at this depth"),
             },
-            Subject::TempDisk => self.temp_disk(),
-            Subject::Vm | Subject::Host => missing("internal: not an element"),
+            Owner::TempDisk => self.temp_disk(),
+            Owner::Vm | Owner::Host => missing("internal: not an element"),
         }
     }
 
-    fn temp_disk(&self) -> R<Elem> {
-        if !self.ctx.has_topology() {
+    fn temp_disk(&self) -> OrMissing<Element> {
+        if !self.facts.topology {
             return missing("needs the temp disk's name: set [vm] temp_disk in --topology");
         }
-        match self.ctx.disks().iter().position(|d| d.temp) {
-            Some(i) => Ok(Elem::Disk(i)),
+        match self.facts.disks.iter().position(|d| d.temp) {
+            Some(i) => Ok(Element::Disk(i)),
             None => missing("no temp disk in the topology: set [vm] temp_disk in --topology"),
         }
     }
 
-    fn reference(&mut self, r: Ref) -> R<V> {
+    fn reference(&mut self, r: Ref) -> OrMissing<Value> {
         match r {
             Ref::Param(i) => match self.rule.params.get(i).map(|p| p.value) {
-                Some(Value::Number(n)) => Ok(V::Num(n)),
-                Some(Value::Bool(b)) => Ok(V::Bool(b)),
+                Some(Constant::Number(n)) => Ok(Value::Num(n)),
+                Some(Constant::Bool(b)) => Ok(Value::Bool(b)),
                 None => missing("internal: a parameter out of range"),
             },
             Ref::Let(i) => self.let_value(i),
-            Ref::Element(s) => Ok(V::Elem(self.subject(s)?)),
-            Ref::Field { of: Subject::Vm, field: Field::Vm(f) } => self.vm_field(f),
+            Ref::Element(s) => Ok(Value::Element(self.subject(s)?)),
+            Ref::Field { of: Owner::Vm, field: Field::Vm(f) } => self.vm_field(f),
             Ref::Field { of, field } => {
                 let e = self.subject(of)?;
                 self.field(e, field)
             }
-            Ref::Metric { of: Subject::Host, metric } => {
-                let Some(t) = self.ctx.host() else {
+            Ref::Metric { of: Owner::Host, metric } => {
+                let Some(t) = self.facts.host else {
                     let (what, how) = metric_help(metric);
                     return missing(format!("needs {what} ({how})"));
                 };
@@ -490,17 +503,17 @@ impl<'a> Env<'a> {
             }
             Ref::Metric { of, metric } => {
                 let e = self.subject(of)?;
-                self.metric(e, metric, matches!(of, Subject::Over(_)))
+                self.metric(e, metric, matches!(of, Owner::Over(_)))
             }
         }
     }
 
     /// The capture targets behind an element, preferred first.
-    fn elem_targets(&self, e: Elem) -> R<Vec<TargetId>> {
-        let c = self.ctx;
+    fn elem_targets(&self, e: Element) -> OrMissing<Vec<TargetId>> {
+        let c = self.facts;
         match e {
-            Elem::Disk(i) => {
-                let Some(d) = c.disks().get(i) else { return missing("internal: disk") };
+            Element::Disk(i) => {
+                let Some(d) = c.disks.get(i) else { return missing("internal: disk") };
                 if d.targets.is_empty() {
                     let what = self.label(e);
                     let why = match &d.limits.pool {
@@ -515,24 +528,24 @@ impl<'a> Env<'a> {
                 }
                 Ok(d.targets.clone())
             }
-            Elem::Pool(i) => Ok(c.pools().get(i).map(|p| p.targets.clone()).unwrap_or_default()),
-            Elem::Bench(i) => Ok(c.benches().get(i).map(|b| vec![b.target]).unwrap_or_default()),
-            Elem::Target(i) => Ok(c.targets().get(i).map(|t| vec![t.id]).unwrap_or_default()),
+            Element::Pool(i) => Ok(c.pools.get(i).map(|p| p.targets.clone()).unwrap_or_default()),
+            Element::Bench(i) => Ok(c.benches.get(i).map(|b| vec![b.target]).unwrap_or_default()),
+            Element::Target(i) => Ok(c.targets.get(i).map(|t| vec![t.id]).unwrap_or_default()),
         }
     }
 
     /// A metric of an element. `split`: inside a collection, a pool member disk that no
     /// capture names stands for its share of the pool's volume (the stripe spreads IO
     /// evenly), so `sum(iops) over disks` counts a pool seen only through its volume.
-    fn metric(&mut self, e: Elem, m: Metric, split: bool) -> R<V> {
+    fn metric(&mut self, e: Element, m: Metric, split: bool) -> OrMissing<Value> {
         let name = self.label(e);
-        if let Elem::Pool(i) = e
-            && self.ctx.pools().get(i).is_some_and(|p| p.targets.is_empty())
+        if let Element::Pool(i) = e
+            && self.facts.pools.get(i).is_some_and(|p| p.targets.is_empty())
         {
             return self.pool_from_members(i, m);
         }
         if split
-            && let Elem::Disk(d) = e
+            && let Element::Disk(d) = e
             && let Some(share) = self.member_share(d, m)
         {
             return share;
@@ -554,35 +567,35 @@ impl<'a> Env<'a> {
     }
 
     /// A pool member without targets of its own, as its share of the pool volume's series.
-    fn member_share(&mut self, d: usize, m: Metric) -> Option<R<V>> {
-        let disk = self.ctx.disks().get(d)?;
+    fn member_share(&mut self, d: usize, m: Metric) -> Option<OrMissing<Value>> {
+        let disk = self.facts.disks.get(d)?;
         if !disk.targets.is_empty() {
             return None;
         }
         let (pi, pool) =
-            self.ctx.pools().iter().enumerate().find(|(_, p)| p.members.contains(&d))?;
+            self.facts.pools.iter().enumerate().find(|(_, p)| p.members.contains(&d))?;
         if pool.targets.is_empty() || pool.members.is_empty() {
             return None;
         }
         let n = pool.members.len() as f64;
-        Some(self.metric(Elem::Pool(pi), m, false).map(|v| match v {
-            V::Nums(s) if is_additive(m) => V::Nums(s.map(|x| x / n)),
+        Some(self.metric(Element::Pool(pi), m, false).map(|v| match v {
+            Value::Nums(s) if is_additive(m) => Value::Nums(s.map(|x| x / n)),
             v => v,
         }))
     }
 
     /// A pool without a volume target: additive metrics summed over its members.
-    fn pool_from_members(&mut self, i: usize, m: Metric) -> R<V> {
-        let Some(p) = self.ctx.pools().get(i) else { return missing("internal: pool") };
+    fn pool_from_members(&mut self, i: usize, m: Metric) -> OrMissing<Value> {
+        let Some(p) = self.facts.pools.get(i) else { return missing("internal: pool") };
         let (name, members) = (p.limits.name.clone(), p.members.clone());
         if !is_additive(m) || members.is_empty() {
             return missing(format!(
                 "no capture target matches the volume of pool \"{name}\": name the pool in --topology as the capture names its volume"
             ));
         }
-        let mut acc: Option<S<f64>> = None;
+        let mut acc: Option<TimeSeries<f64>> = None;
         for d in members {
-            let V::Nums(s) = self.metric(Elem::Disk(d), m, false)? else {
+            let Value::Nums(s) = self.metric(Element::Disk(d), m, false)? else {
                 return missing("internal: a metric that is not a series");
             };
             acc = Some(match acc {
@@ -591,12 +604,12 @@ impl<'a> Env<'a> {
             });
         }
         match acc {
-            Some(s) if !s.is_empty() => Ok(V::Nums(s)),
+            Some(s) if !s.is_empty() => Ok(Value::Nums(s)),
             _ => missing(format!("pool \"{name}\"'s members share no sample times")),
         }
     }
 
-    fn target_series(&mut self, t: TargetId, m: Metric, name: &str) -> R<V> {
+    fn target_series(&mut self, t: TargetId, m: Metric, name: &str) -> OrMissing<Value> {
         let Some((times, vals)) = self.stored_series(t, m) else {
             let (what, how) = metric_help(m);
             return missing(format!("needs {what} for {name} ({how})"));
@@ -604,7 +617,7 @@ impl<'a> Env<'a> {
         if vals.is_empty() {
             return missing(format!("no samples of {} for {name}", m.name()));
         }
-        Ok(V::Nums(S { times, vals, interval: self.ctx.interval_s(t) }))
+        Ok(Value::Nums(TimeSeries { times, vals, interval: self.series.interval_s(t) }))
     }
 
     /// A target's series in stored units, finite points only: converted once per
@@ -615,7 +628,7 @@ impl<'a> Env<'a> {
         {
             return s.clone();
         }
-        let stored = self.ctx.series_columns(t, m).map(|(mut times, mut vals)| {
+        let stored = self.series.series_columns(t, m).map(|(mut times, mut vals)| {
             if vals.iter().any(|v| !v.is_finite()) {
                 let keep: Vec<bool> = vals.iter().map(|v| v.is_finite()).collect();
                 let mut k = keep.iter();

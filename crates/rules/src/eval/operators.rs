@@ -2,10 +2,16 @@
 
 use super::*;
 
-impl Env<'_> {
+impl Evaluation<'_> {
     // ---- operators ----------------------------------------------------------------------
 
-    pub(super) fn binary(&mut self, op: BinaryOp, l: &TExpr, r: &TExpr, whole: &TExpr) -> R<V> {
+    pub(super) fn binary(
+        &mut self,
+        op: BinaryOp,
+        l: &TypedExpr,
+        r: &TypedExpr,
+        whole: &TypedExpr,
+    ) -> OrMissing<Value> {
         match op {
             BinaryOp::And | BinaryOp::Or => return self.logic(op, l, r, whole.ty.series),
             _ => {}
@@ -17,7 +23,7 @@ impl Env<'_> {
             BinaryOp::Sub => num_op(a, b, |x, y| x - y),
             BinaryOp::Mul => num_op(a, b, |x, y| x * y),
             BinaryOp::Div => {
-                if let V::Num(y) = b
+                if let Value::Num(y) = b
                     && y == 0.0
                 {
                     return missing(format!(
@@ -35,19 +41,22 @@ impl Env<'_> {
             BinaryOp::Eq | BinaryOp::Ne => {
                 let ne = op == BinaryOp::Ne;
                 match (a, b) {
-                    (a @ (V::Num(_) | V::Nums(_)), b @ (V::Num(_) | V::Nums(_))) => {
-                        cmp_op(a, b, move |x, y| approx_eq(x, y) != ne)
+                    (
+                        a @ (Value::Num(_) | Value::Nums(_)),
+                        b @ (Value::Num(_) | Value::Nums(_)),
+                    ) => cmp_op(a, b, move |x, y| approx_eq(x, y) != ne),
+                    (Value::Bools(s), Value::Bool(y)) | (Value::Bool(y), Value::Bools(s)) => {
+                        Ok(Value::Bools(s.map(|x| (x == y) != ne)))
                     }
-                    (V::Bools(s), V::Bool(y)) | (V::Bool(y), V::Bools(s)) => {
-                        Ok(V::Bools(s.map(|x| (x == y) != ne)))
+                    (Value::Bools(s), Value::Bools(t)) => {
+                        Ok(Value::Bools(s.join(&t, |x, y| (x == y) != ne)))
                     }
-                    (V::Bools(s), V::Bools(t)) => Ok(V::Bools(s.join(&t, |x, y| (x == y) != ne))),
                     (a, b) => {
                         let eq = match (&a, &b) {
-                            (V::Bool(x), V::Bool(y)) => x == y,
-                            (V::Text(x), V::Text(y)) => x.eq_ignore_ascii_case(y),
-                            (V::Cache(x), V::Cache(y)) => x == y,
-                            (V::Role(x), V::Role(y)) => x == y,
+                            (Value::Bool(x), Value::Bool(y)) => x == y,
+                            (Value::Text(x), Value::Text(y)) => x.eq_ignore_ascii_case(y),
+                            (Value::Cache(x), Value::Cache(y)) => x == y,
+                            (Value::Role(x), Value::Role(y)) => x == y,
                             _ => {
                                 return missing(format!(
                                     "cannot compare {} with {}",
@@ -56,7 +65,7 @@ impl Env<'_> {
                                 ));
                             }
                         };
-                        Ok(V::Bool(eq != ne))
+                        Ok(Value::Bool(eq != ne))
                     }
                 }
             }
@@ -68,25 +77,33 @@ impl Env<'_> {
     /// deciding scalar beside a bool series is that value at the series' times, so
     /// `share`, `duration` and `sustained` still see how long the capture is; when the
     /// other side is missing it stays a scalar (`false and missing` is false).
-    pub(super) fn logic(&mut self, op: BinaryOp, l: &TExpr, r: &TExpr, series: bool) -> R<V> {
+    pub(super) fn logic(
+        &mut self,
+        op: BinaryOp,
+        l: &TypedExpr,
+        r: &TypedExpr,
+        series: bool,
+    ) -> OrMissing<Value> {
         let is_and = op == BinaryOp::And;
         let a = self.eval(l);
-        if let Ok(V::Bool(x)) = a
+        if let Ok(Value::Bool(x)) = a
             && x != is_and
         {
             if !series {
-                return Ok(V::Bool(x));
+                return Ok(Value::Bool(x));
             }
             return Ok(match self.eval(r) {
-                Ok(V::Bools(s)) => V::Bools(s.map(move |_| x)),
-                _ => V::Bool(x),
+                Ok(Value::Bools(s)) => Value::Bools(s.map(move |_| x)),
+                _ => Value::Bool(x),
             });
         }
         let b = self.eval(r);
         match (a, b) {
-            (Ok(V::Bool(_)), Ok(V::Bool(y))) => Ok(V::Bool(y)),
-            (Ok(V::Bools(s)), Ok(V::Bool(y))) if y != is_and => Ok(V::Bools(s.map(move |_| y))),
-            (_, Ok(V::Bool(y))) if y != is_and => Ok(V::Bool(y)),
+            (Ok(Value::Bool(_)), Ok(Value::Bool(y))) => Ok(Value::Bool(y)),
+            (Ok(Value::Bools(s)), Ok(Value::Bool(y))) if y != is_and => {
+                Ok(Value::Bools(s.map(move |_| y)))
+            }
+            (_, Ok(Value::Bool(y))) if y != is_and => Ok(Value::Bool(y)),
             (Err(e), _) => Err(e),
             (_, Err(e)) => Err(e),
             (Ok(x), Ok(y)) => {
@@ -101,35 +118,35 @@ fn approx_eq(x: f64, y: f64) -> bool {
     (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1.0)
 }
 
-pub(super) fn num_op(a: V, b: V, f: impl Fn(f64, f64) -> f64) -> R<V> {
+pub(super) fn num_op(a: Value, b: Value, f: impl Fn(f64, f64) -> f64) -> OrMissing<Value> {
     match (a, b) {
-        (V::Num(x), V::Num(y)) => {
+        (Value::Num(x), Value::Num(y)) => {
             let z = f(x, y);
-            if z.is_finite() { Ok(V::Num(z)) } else { missing("a computation gave no number") }
+            if z.is_finite() { Ok(Value::Num(z)) } else { missing("a computation gave no number") }
         }
-        (V::Nums(s), V::Num(y)) => Ok(V::Nums(s.map(|x| f(x, y)).finite())),
-        (V::Num(x), V::Nums(s)) => Ok(V::Nums(s.map(|y| f(x, y)).finite())),
-        (V::Nums(s), V::Nums(t)) => Ok(V::Nums(s.join(&t, f).finite())),
+        (Value::Nums(s), Value::Num(y)) => Ok(Value::Nums(s.map(|x| f(x, y)).finite())),
+        (Value::Num(x), Value::Nums(s)) => Ok(Value::Nums(s.map(|y| f(x, y)).finite())),
+        (Value::Nums(s), Value::Nums(t)) => Ok(Value::Nums(s.join(&t, f).finite())),
         (a, b) => missing(format!("arithmetic on {} and {}", a.describe(), b.describe())),
     }
 }
 
-pub(super) fn cmp_op(a: V, b: V, f: impl Fn(f64, f64) -> bool) -> R<V> {
+pub(super) fn cmp_op(a: Value, b: Value, f: impl Fn(f64, f64) -> bool) -> OrMissing<Value> {
     match (a, b) {
-        (V::Num(x), V::Num(y)) => Ok(V::Bool(f(x, y))),
-        (V::Nums(s), V::Num(y)) => Ok(V::Bools(s.map(|x| f(x, y)))),
-        (V::Num(x), V::Nums(s)) => Ok(V::Bools(s.map(|y| f(x, y)))),
-        (V::Nums(s), V::Nums(t)) => Ok(V::Bools(s.join(&t, f))),
+        (Value::Num(x), Value::Num(y)) => Ok(Value::Bool(f(x, y))),
+        (Value::Nums(s), Value::Num(y)) => Ok(Value::Bools(s.map(|x| f(x, y)))),
+        (Value::Num(x), Value::Nums(s)) => Ok(Value::Bools(s.map(|y| f(x, y)))),
+        (Value::Nums(s), Value::Nums(t)) => Ok(Value::Bools(s.join(&t, f))),
         (a, b) => missing(format!("comparison of {} and {}", a.describe(), b.describe())),
     }
 }
 
-pub(super) fn bool_op(a: V, b: V, f: impl Fn(bool, bool) -> bool) -> R<V> {
+pub(super) fn bool_op(a: Value, b: Value, f: impl Fn(bool, bool) -> bool) -> OrMissing<Value> {
     match (a, b) {
-        (V::Bool(x), V::Bool(y)) => Ok(V::Bool(f(x, y))),
-        (V::Bools(s), V::Bool(y)) => Ok(V::Bools(s.map(|x| f(x, y)))),
-        (V::Bool(x), V::Bools(s)) => Ok(V::Bools(s.map(|y| f(x, y)))),
-        (V::Bools(s), V::Bools(t)) => Ok(V::Bools(s.join(&t, f))),
+        (Value::Bool(x), Value::Bool(y)) => Ok(Value::Bool(f(x, y))),
+        (Value::Bools(s), Value::Bool(y)) => Ok(Value::Bools(s.map(|x| f(x, y)))),
+        (Value::Bool(x), Value::Bools(s)) => Ok(Value::Bools(s.map(|y| f(x, y)))),
+        (Value::Bools(s), Value::Bools(t)) => Ok(Value::Bools(s.join(&t, f))),
         (a, b) => missing(format!("logic on {} and {}", a.describe(), b.describe())),
     }
 }

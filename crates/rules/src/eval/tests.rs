@@ -1,7 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::float_cmp)]
 
+use advisor_model::limits::{Cache, DiskLimits, Role};
 use advisor_model::{BenchSettings, Direction, Metric, TargetKind};
-use advisor_topology::{Cache, DiskLimits, Role};
 
 use super::*;
 use crate::registry::{Origin, Registry, RuleFile};
@@ -38,12 +38,29 @@ fn timed(values: &[f64]) -> Series {
     values.iter().enumerate().map(|(i, v)| (Some(i as i64 * 1000), *v)).collect()
 }
 
+/// What the evaluator reads, held in memory: the facts and the series.
+#[derive(Debug, Default)]
+struct Inputs {
+    facts: Facts,
+    series: MemorySeries,
+}
+
+impl Inputs {
+    /// With a topology and the DS13_v2 VM.
+    fn with_vm() -> Self {
+        Inputs {
+            facts: Facts { topology: true, vm: Some(vm()), ..Default::default() },
+            ..Default::default()
+        }
+    }
+}
+
 /// A topology with a VM and one P30 data disk `E:` matched to target `2 E:`.
-fn one_disk() -> (StaticContext, TargetId) {
-    let mut c = StaticContext { topology: true, vm: Some(vm()), ..Default::default() };
-    let t = c.add_target("2 E:", TargetKind::Disk);
-    c.intervals.insert(t, 1.0);
-    c.disks.push(DiskInfo {
+fn one_disk() -> (Inputs, TargetId) {
+    let mut c = Inputs::with_vm();
+    let t = c.facts.add_target("2 E:", TargetKind::Disk);
+    c.series.intervals.insert(t, 1.0);
+    c.facts.disks.push(DiskInfo {
         limits: disk("E:", Cache::ReadOnly, Role::Data, Some(5000.0), Some(200.0)),
         tier: Some("Premium SSD".to_owned()),
         temp: false,
@@ -60,26 +77,34 @@ fn only(o: &Outcome) -> &Finding {
 #[test]
 fn series_sum_aligns_by_timestamp() {
     let (mut c, e) = one_disk();
-    let f = c.add_target("3 F:", TargetKind::Disk);
-    c.disks.push(DiskInfo {
+    let f = c.facts.add_target("3 F:", TargetKind::Disk);
+    c.facts.disks.push(DiskInfo {
         limits: disk("F:", Cache::None, Role::Log, Some(5000.0), Some(200.0)),
         tier: None,
         temp: false,
         targets: vec![f],
     });
-    c.set_series(e, Metric::Iops, vec![(Some(0), 1.0), (Some(1000), 2.0), (Some(2000), 3.0)]);
-    c.set_series(f, Metric::Iops, vec![(Some(1000), 10.0), (Some(2000), 20.0), (Some(3000), 99.0)]);
+    c.series.set_series(
+        e,
+        Metric::Iops,
+        vec![(Some(0), 1.0), (Some(1000), 2.0), (Some(2000), 3.0)],
+    );
+    c.series.set_series(
+        f,
+        Metric::Iops,
+        vec![(Some(1000), 10.0), (Some(2000), 20.0), (Some(3000), 99.0)],
+    );
     let r = rule(
         "vm",
         "let total = sum(iops) over disks\nlet peak = max(total)\nlet low = min(total)\nwhen peak > 0 iops",
         "{peak:.0} {low:.0}",
     );
-    let o = evaluate_rule(&r, &c);
+    let o = evaluate_rule(&r, &c.facts, &c.series);
     // Only 1000 and 2000 are in both: 12 and 23; the 99 at 3000 has no partner.
     assert_eq!(only(&o).evidence, "23 12");
     // Series with scalar broadcasts; comparisons of series give bool series.
     let r = rule("disk", "let hi = share(iops * 2 >= 4 iops)\nwhen hi > 50%", "{hi:.1}%");
-    let o = evaluate_rule(&r, &c);
+    let o = evaluate_rule(&r, &c.facts, &c.series);
     let e: Vec<_> = o.findings.iter().map(|f| (f.subject.as_str(), f.evidence.as_str())).collect();
     assert_eq!(e, [("E:", "66.7%"), ("F:", "100.0%")]);
 }
@@ -87,17 +112,21 @@ fn series_sum_aligns_by_timestamp() {
 #[test]
 fn sustained_needs_an_unbroken_run() {
     let (mut c, e) = one_disk();
-    c.set_series(e, Metric::Iops, timed(&[500.0, 500.0, 10.0, 500.0, 500.0, 500.0, 10.0]));
-    let fires = |c: &StaticContext, d: &str| {
+    c.series.set_series(e, Metric::Iops, timed(&[500.0, 500.0, 10.0, 500.0, 500.0, 500.0, 10.0]));
+    let fires = |c: &Inputs, d: &str| {
         let r = rule("disk", &format!("when sustained(iops > 100 iops, {d})"), "x");
-        !evaluate_rule(&r, c).findings.is_empty()
+        !evaluate_rule(&r, &c.facts, &c.series).findings.is_empty()
     };
     assert!(fires(&c, "3 s"));
     assert!(!fires(&c, "4 s"));
     let r = rule("disk", "let t = duration(iops > 100 iops)\nwhen t >= 5 s", "{t:.0} s");
-    assert_eq!(only(&evaluate_rule(&r, &c)).evidence, "5 s");
+    assert_eq!(only(&evaluate_rule(&r, &c.facts, &c.series)).evidence, "5 s");
     // A run broken by a gap in the timestamps is two runs.
-    c.set_series(e, Metric::Iops, vec![(Some(0), 500.0), (Some(1000), 500.0), (Some(9000), 500.0)]);
+    c.series.set_series(
+        e,
+        Metric::Iops,
+        vec![(Some(0), 500.0), (Some(1000), 500.0), (Some(9000), 500.0)],
+    );
     assert!(!fires(&c, "3 s"));
 }
 
@@ -112,13 +141,13 @@ fn empty_collections() {
          and (all(disk.cache == none) over disks where disk.role == log)",
         "{n:.0} {s:.0}",
     );
-    assert_eq!(only(&evaluate_rule(&r, &c)).evidence, "0 0");
+    assert_eq!(only(&evaluate_rule(&r, &c.facts, &c.series)).evidence, "0 0");
     let r = rule(
         "vm",
         "let m = avg(disk.iops_cap) over disks where disk.role == log\nwhen m > 0 iops",
         "x",
     );
-    let o = evaluate_rule(&r, &c);
+    let o = evaluate_rule(&r, &c.facts, &c.series);
     assert!(o.findings.is_empty());
     assert!(o.not_evaluated[0].reason.contains("none passes `where`"), "{o:?}");
     // A sum of series over no disk is 0: not at any cap.
@@ -127,33 +156,33 @@ fn empty_collections() {
         "let s = sum(mbps) over disks where disk.role == temp\nwhen p95(s) > 1 MB/s",
         "x",
     );
-    let o = evaluate_rule(&r, &c);
+    let o = evaluate_rule(&r, &c.facts, &c.series);
     assert_eq!((o.findings.len(), o.not_evaluated.len()), (0, 0), "{o:?}");
 }
 
 #[test]
 fn missing_inputs_are_not_evaluated_with_what_to_provide() {
     // No topology at all.
-    let c = StaticContext::default();
+    let c = Inputs::default();
     let vm_rule = rule("vm", "when vm.cached_mbps > 1 MB/s", "x");
-    let o = evaluate_rule(&vm_rule, &c);
+    let o = evaluate_rule(&vm_rule, &c.facts, &c.series);
     assert_eq!(o.not_evaluated.len(), 1);
     assert_eq!(o.not_evaluated[0].reason, NEEDS_VM);
     assert_eq!(o.not_evaluated[0].subject, None);
     let sum_rule = rule("vm", "when p95(sum(iops) over disks) > 1 iops", "x");
-    assert_eq!(evaluate_rule(&sum_rule, &c).not_evaluated[0].reason, NO_DISKS);
+    assert_eq!(evaluate_rule(&sum_rule, &c.facts, &c.series).not_evaluated[0].reason, NO_DISKS);
     let disk_rule = rule("disk", "when p95(iops) > 1 iops", "x");
-    assert_eq!(evaluate_rule(&disk_rule, &c).not_evaluated[0].reason, NO_DISKS);
+    assert_eq!(evaluate_rule(&disk_rule, &c.facts, &c.series).not_evaluated[0].reason, NO_DISKS);
     let pool_rule = rule("pool", "when pool.columns != pool.disks", "x");
-    assert_eq!(evaluate_rule(&pool_rule, &c).not_evaluated[0].reason, NO_POOLS);
+    assert_eq!(evaluate_rule(&pool_rule, &c.facts, &c.series).not_evaluated[0].reason, NO_POOLS);
     let bench_rule = rule("bench", "when bench.os_cache", "x");
-    assert_eq!(evaluate_rule(&bench_rule, &c).not_evaluated[0].reason, NO_BENCH);
+    assert_eq!(evaluate_rule(&bench_rule, &c.facts, &c.series).not_evaluated[0].reason, NO_BENCH);
 
     // A metric the capture lacks names the counters to add.
     let (mut c, e) = one_disk();
-    c.set_series(e, Metric::Iops, timed(&[1.0, 2.0]));
+    c.series.set_series(e, Metric::Iops, timed(&[1.0, 2.0]));
     let r = rule("disk", "when p95(latency_ms) > 5 ms", "x");
-    let o = evaluate_rule(&r, &c);
+    let o = evaluate_rule(&r, &c.facts, &c.series);
     assert_eq!(o.not_evaluated[0].subject.as_deref(), Some("E:"));
     assert!(
         o.not_evaluated[0]
@@ -162,15 +191,15 @@ fn missing_inputs_are_not_evaluated_with_what_to_provide() {
         "{o:?}"
     );
     // Division by zero.
-    c.set_series(e, Metric::Iops, timed(&[0.0, 0.0]));
+    c.series.set_series(e, Metric::Iops, timed(&[0.0, 0.0]));
     let r = rule("disk", "let x = 1 / avg(iops)\nwhen x > 1 s", "x");
-    let o = evaluate_rule(&r, &c);
+    let o = evaluate_rule(&r, &c.facts, &c.series);
     assert!(o.not_evaluated[0].reason.starts_with("division by zero"), "{o:?}");
     // `exists` never makes a rule not evaluated, and `or` / `and` short-circuit.
     let r = rule("disk", "when exists(latency_ms) or p95(iops) >= 0 iops", "x");
-    assert_eq!(evaluate_rule(&r, &c).findings.len(), 1);
+    assert_eq!(evaluate_rule(&r, &c.facts, &c.series).findings.len(), 1);
     let r = rule("disk", "when p95(latency_ms) > 1 ms and false", "x");
-    let o = evaluate_rule(&r, &c);
+    let o = evaluate_rule(&r, &c.facts, &c.series);
     assert_eq!((o.findings.len(), o.not_evaluated.len()), (0, 0));
 }
 
@@ -178,7 +207,7 @@ fn missing_inputs_are_not_evaluated_with_what_to_provide() {
 fn one_reason_per_rule_when_every_subject_shares_it() {
     let (mut c, _) = one_disk();
     for n in ["F:", "G:", "H:"] {
-        c.disks.push(DiskInfo {
+        c.facts.disks.push(DiskInfo {
             limits: disk(n, Cache::None, Role::Data, Some(5000.0), Some(200.0)),
             tier: None,
             temp: false,
@@ -186,12 +215,12 @@ fn one_reason_per_rule_when_every_subject_shares_it() {
         });
     }
     let r = rule("disk", "when p95(iops) > 1 iops", "x");
-    let o = evaluate_rule(&r, &c);
+    let o = evaluate_rule(&r, &c.facts, &c.series);
     // E: has a target but no iops series; F:, G:, H: have no target: two reasons.
     assert_eq!(o.not_evaluated.len(), 2, "{o:#?}");
     assert!(o.not_evaluated.iter().any(|n| n.subject.as_deref() == Some("F:, G:, H:")));
-    c.disks.remove(0);
-    let o = evaluate_rule(&r, &c);
+    c.facts.disks.remove(0);
+    let o = evaluate_rule(&r, &c.facts, &c.series);
     assert_eq!(o.not_evaluated.len(), 1);
     assert_eq!(o.not_evaluated[0].subject, None);
 }
@@ -199,15 +228,15 @@ fn one_reason_per_rule_when_every_subject_shares_it() {
 #[test]
 fn interpolation_prints_display_units() {
     let (mut c, e) = one_disk();
-    c.set_series(e, Metric::LatencyMs, timed(&[2.0, 4.0]));
-    c.set_series(e, Metric::IoKib, timed(&[8.0, 8.0]));
-    c.set_series(e, Metric::BusyPct, timed(&[50.0, 100.0]));
+    c.series.set_series(e, Metric::LatencyMs, timed(&[2.0, 4.0]));
+    c.series.set_series(e, Metric::IoKib, timed(&[8.0, 8.0]));
+    c.series.set_series(e, Metric::BusyPct, timed(&[50.0, 100.0]));
     let r = rule(
         "disk",
         "let lat = avg(latency_ms)\nlet io = p50(io_kib)\nlet busy = avg(busy_pct)\nwhen true",
         "{disk.name} {disk.cache} {lat:.1} ms {io} KiB {busy:.0}% {vm.memory:.0} GiB {vm.cache_size} {vm.size} {busy}",
     );
-    let f = only(&evaluate_rule(&r, &c)).clone();
+    let f = only(&evaluate_rule(&r, &c.facts, &c.series)).clone();
     assert_eq!(f.evidence, "E: ReadOnly 3.0 ms 8 KiB 75% 56 GiB 288 Standard_DS13_v2 75");
     assert_eq!(f.metrics.get("lat"), Some(&3.0));
     assert_eq!(f.metrics.get("io"), Some(&8.0));
@@ -215,20 +244,20 @@ fn interpolation_prints_display_units() {
     assert_eq!(f.metrics.get("vm.memory"), Some(&56.0));
     // A value the evidence names but the topology lacks prints n/a.
     let r = rule("disk", "when true", "{disk.burst_iops:.0} IOPS");
-    assert_eq!(only(&evaluate_rule(&r, &c)).evidence, "n/a IOPS");
+    assert_eq!(only(&evaluate_rule(&r, &c.facts, &c.series)).evidence, "n/a IOPS");
 }
 
 #[test]
 fn capture_mib_and_azure_mb() {
     let (mut c, e) = one_disk();
     // 200 MiB/s in the capture is 209.7 MB/s against Azure's 200 MB/s cap.
-    c.set_series(e, Metric::Mbps, timed(&[200.0, 200.0]));
+    c.series.set_series(e, Metric::Mbps, timed(&[200.0, 200.0]));
     let r = rule(
         "disk",
         "let p = p95(mbps)\nwhen p >= disk.mbps_cap and p < 210 MB/s and p == 200 MiB/s",
         "{p:.1} MB/s of {disk.mbps_cap:.0} MB/s, {p:.0} MiB/s",
     );
-    let f = only(&evaluate_rule(&r, &c)).clone();
+    let f = only(&evaluate_rule(&r, &c.facts, &c.series)).clone();
     assert_eq!(f.evidence, "209.7 MB/s of 200 MB/s, 200 MiB/s");
     assert!((f.metrics["p"] - 209.7152).abs() < 1e-9, "{:?}", f.metrics);
     assert_eq!(f.metrics["disk.mbps_cap"], 200.0);
@@ -236,13 +265,14 @@ fn capture_mib_and_azure_mb() {
 
 #[test]
 fn benchmarks_use_the_tools_own_percentiles() {
-    let mut c = StaticContext::default();
-    let t = c.add_target("E:\\io.dat", TargetKind::Benchmark);
-    c.set_series(t, Metric::LatencyMs, vec![(None, 2.0)]);
-    c.set_series(t, Metric::Iops, vec![(None, 1000.0)]);
-    c.percentiles
+    let mut c = Inputs::default();
+    let t = c.facts.add_target("E:\\io.dat", TargetKind::Benchmark);
+    c.series.set_series(t, Metric::LatencyMs, vec![(None, 2.0)]);
+    c.series.set_series(t, Metric::Iops, vec![(None, 1000.0)]);
+    c.series
+        .percentiles
         .insert(t, vec![(Direction::Total, 99.9, 600.0), (Direction::Total, 100.0, 900.0)]);
-    c.benches.push(BenchInfo {
+    c.facts.benches.push(BenchInfo {
         target: t,
         name: "E:\\io.dat".to_owned(),
         settings: BenchSettings {
@@ -257,23 +287,27 @@ fn benchmarks_use_the_tools_own_percentiles() {
         "let p999 = pct(latency_ms, 99.9)\nlet top = max(latency_ms)\nwhen p999 >= 500 ms",
         "{p999:.0} ms {top:.0} ms {bench.duration:.0} s {bench.warmup}",
     );
-    let f = only(&evaluate_rule(&r, &c)).clone();
+    let f = only(&evaluate_rule(&r, &c.facts, &c.series)).clone();
     assert_eq!(f.evidence, "600 ms 900 ms 30 s 0");
     assert_eq!(f.metrics.get("p999.from_source"), Some(&1.0));
     // Without the tool's percentiles a summary's p99 is not its average.
     let r = rule("bench", "when p99(latency_ms) > 1 ms", "x");
-    c.percentiles.clear();
-    let o = evaluate_rule(&r, &c);
+    c.series.percentiles.clear();
+    let o = evaluate_rule(&r, &c.facts, &c.series);
     assert!(o.not_evaluated[0].reason.contains("own latency percentiles"), "{o:?}");
     // `sustained` needs samples over time.
     let r = rule("bench", "when sustained(iops > 1 iops, 1 s)", "x");
-    assert!(evaluate_rule(&r, &c).not_evaluated[0].reason.contains("samples over time"));
+    assert!(
+        evaluate_rule(&r, &c.facts, &c.series).not_evaluated[0]
+            .reason
+            .contains("samples over time")
+    );
 }
 
 #[test]
 fn set_overrides_change_the_outcome_and_output_is_sorted() {
     let (mut c, e) = one_disk();
-    c.set_series(e, Metric::Iops, timed(&[4000.0, 4000.0]));
+    c.series.set_series(e, Metric::Iops, timed(&[4000.0, 4000.0]));
     let text = |id: &str, sev: &str| {
         format!(
             "rule {id}\ntitle \"t\"\nseverity {sev}\nscope disk\nparam cap = 90%  \"share\"\n\
@@ -288,11 +322,11 @@ fn set_overrides_change_the_outcome_and_output_is_sorted() {
         RuleFile { path: "c-rule.rule".into(), text: text("c-rule", "critical") },
     ];
     reg.add_files(files, &Origin::Shipped).unwrap();
-    assert!(evaluate(reg.rules(), &c).findings.is_empty());
+    assert!(evaluate(reg.rules(), &c.facts, &c.series).findings.is_empty());
     for id in ["a-rule", "b-rule", "c-rule"] {
         reg.set(&format!("{id}.cap=80%")).unwrap();
     }
-    let o = evaluate(reg.rules(), &c);
+    let o = evaluate(reg.rules(), &c.facts, &c.series);
     let ids: Vec<&str> = o.findings.iter().map(|f| f.rule.as_str()).collect();
     assert_eq!(ids, ["c-rule", "a-rule", "b-rule"]);
     assert_eq!(o.findings[0].evidence, "80%");
@@ -302,7 +336,7 @@ fn set_overrides_change_the_outcome_and_output_is_sorted() {
 fn shipped_rules_evaluate_without_inputs() {
     let (reg, res) = Registry::shipped();
     res.unwrap();
-    let o = evaluate(reg.rules(), &StaticContext::default());
+    let o = evaluate(reg.rules(), &Facts::default(), &MemorySeries::default());
     assert!(o.findings.is_empty());
     // Every rule says why it was not evaluated, once.
     let mut ids: Vec<&str> = o.not_evaluated.iter().map(|n| n.rule.as_str()).collect();
@@ -315,33 +349,33 @@ fn frame_values_equal_to_a_literal_compare_equal() {
     // 35 % busy and 9 ms in the capture are exactly the literals `35%` and `9 ms`
     // (35 * 0.01 and 9 * 0.001 are not: they land one ulp above).
     let (mut c, e) = one_disk();
-    c.set_series(e, Metric::BusyPct, timed(&[35.0, 35.0]));
-    c.set_series(e, Metric::LatencyMs, timed(&[9.0, 9.0]));
+    c.series.set_series(e, Metric::BusyPct, timed(&[35.0, 35.0]));
+    c.series.set_series(e, Metric::LatencyMs, timed(&[9.0, 9.0]));
     let r = rule("disk", "when max(busy_pct) <= 35% and max(latency_ms) <= 9 ms", "x");
-    assert_eq!(evaluate_rule(&r, &c).findings.len(), 1);
+    assert_eq!(evaluate_rule(&r, &c.facts, &c.series).findings.len(), 1);
     let r = rule("disk", "when min(busy_pct) > 35% or min(latency_ms) > 9 ms", "x");
-    let o = evaluate_rule(&r, &c);
+    let o = evaluate_rule(&r, &c.facts, &c.series);
     assert_eq!((o.findings.len(), o.not_evaluated.len()), (0, 0), "{o:?}");
 }
 
 #[test]
 fn a_deciding_scalar_beside_a_bool_series_keeps_the_series_times() {
     let (mut c, e) = one_disk();
-    c.set_series(e, Metric::Iops, timed(&[500.0, 500.0, 500.0]));
+    c.series.set_series(e, Metric::Iops, timed(&[500.0, 500.0, 500.0]));
     // `x or true` holds at each of the 3 samples: 3 s, not "sustained for any time".
     let r = rule("disk", "param on = true \"p\"\nwhen sustained(on or iops > 1 iops, 1 h)", "x");
-    let o = evaluate_rule(&r, &c);
+    let o = evaluate_rule(&r, &c.facts, &c.series);
     assert_eq!((o.findings.len(), o.not_evaluated.len()), (0, 0), "{o:?}");
     let r = rule("disk", "let t = duration(iops > 1 iops and false)\nwhen t == 0 s", "x");
-    assert_eq!(evaluate_rule(&r, &c).findings.len(), 1);
+    assert_eq!(evaluate_rule(&r, &c.facts, &c.series).findings.len(), 1);
     let r = rule("disk", "let t = duration(iops > 1 iops or true)\nwhen t == 3 s", "x");
-    assert_eq!(evaluate_rule(&r, &c).findings.len(), 1);
+    assert_eq!(evaluate_rule(&r, &c.facts, &c.series).findings.len(), 1);
     // Beside a missing series it stays a constant: never held is 0 s; always held has no
     // length to measure.
     let r = rule("disk", "let t = duration(write_iops > 1 iops and false)\nwhen t == 0 s", "x");
-    assert_eq!(evaluate_rule(&r, &c).findings.len(), 1);
+    assert_eq!(evaluate_rule(&r, &c.facts, &c.series).findings.len(), 1);
     let r = rule("disk", "when sustained(write_iops > 1 iops or true, 1 s)", "x");
-    let o = evaluate_rule(&r, &c);
+    let o = evaluate_rule(&r, &c.facts, &c.series);
     assert!(o.not_evaluated[0].reason.contains("no samples to time it by"), "{o:?}");
 }
 
@@ -350,15 +384,15 @@ fn reductions_of_an_empty_series_are_not_evaluated() {
     // Series that share no sample time give an empty series: missing, as for `avg`,
     // whether or not the capture states its interval.
     let (mut c, e) = one_disk();
-    c.set_series(e, Metric::Iops, vec![(Some(0), 5.0), (Some(2000), 5.0)]);
-    c.set_series(e, Metric::LatencyMs, vec![(Some(1000), 5.0), (Some(3000), 5.0)]);
+    c.series.set_series(e, Metric::Iops, vec![(Some(0), 5.0), (Some(2000), 5.0)]);
+    c.series.set_series(e, Metric::LatencyMs, vec![(Some(1000), 5.0), (Some(3000), 5.0)]);
     for cond in [
         "duration(iops > latency_ms * 1 iops / 1 ms) >= 0 s",
         "not sustained(iops > latency_ms * 1 iops / 1 ms, 0 s)",
         "share(iops > latency_ms * 1 iops / 1 ms) >= 0%",
     ] {
         let r = rule("disk", &format!("when {cond}"), "x");
-        let o = evaluate_rule(&r, &c);
+        let o = evaluate_rule(&r, &c.facts, &c.series);
         assert!(o.findings.is_empty(), "{cond}: {o:?}");
         assert!(o.not_evaluated[0].reason.starts_with("no common samples"), "{cond}: {o:?}");
     }
@@ -371,7 +405,7 @@ fn reductions_of_an_empty_series_are_not_evaluated() {
 fn host_cache_fields() {
     let (mut c, t) = one_disk();
     {
-        let l = &mut c.disks[0].limits;
+        let l = &mut c.facts.disks[0].limits;
         l.cache = Cache::None;
         l.cache_setting = Cache::ReadOnly;
         l.can_cache = Some(false);
@@ -382,34 +416,34 @@ fn host_cache_fields() {
         "when disk.cache == none and disk.cache_setting == readonly and not disk.can_cache and not disk.write_accelerator and vm.family == \"DS\"",
         "{disk.cache} {disk.cache_setting}",
     );
-    assert_eq!(only(&evaluate_rule(&r, &c)).evidence, "None ReadOnly");
+    assert_eq!(only(&evaluate_rule(&r, &c.facts, &c.series)).evidence, "None ReadOnly");
     let can = rule("disk", "when disk.can_cache", "x");
     let wa = rule("disk", "when disk.write_accelerator", "x");
     {
-        let l = &mut c.disks[0].limits;
+        let l = &mut c.facts.disks[0].limits;
         l.can_cache = None;
         l.write_accelerator = None;
     }
-    let o = evaluate_rule(&can, &c);
+    let o = evaluate_rule(&can, &c.facts, &c.series);
     assert!(o.not_evaluated[0].reason.contains("depends on the VM size"), "{o:?}");
-    c.disks[0].limits.kind = None;
-    let o = evaluate_rule(&can, &c);
+    c.facts.disks[0].limits.kind = None;
+    let o = evaluate_rule(&can, &c.facts, &c.series);
     assert!(o.not_evaluated[0].reason.contains("give its sku"), "{o:?}");
-    let o = evaluate_rule(&wa, &c);
+    let o = evaluate_rule(&wa, &c.facts, &c.series);
     assert!(o.not_evaluated[0].reason.contains("write_accelerator = true or false"), "{o:?}");
 
     // A benchmark whose target is the disk's reads its effective cache; another does not.
-    c.disks[0].limits.cache = Cache::ReadWrite;
-    let other = c.add_target(r"F:\io.dat", TargetKind::Benchmark);
+    c.facts.disks[0].limits.cache = Cache::ReadWrite;
+    let other = c.facts.add_target(r"F:\io.dat", TargetKind::Benchmark);
     for (target, name) in [(t, "E:"), (other, r"F:\io.dat")] {
-        c.benches.push(BenchInfo {
+        c.facts.benches.push(BenchInfo {
             target,
             name: name.to_owned(),
             settings: BenchSettings { tool: "DiskSpd".to_owned(), ..Default::default() },
         });
     }
     let b = rule("bench", "when bench.host_cache != none", "{bench.host_cache}");
-    let o = evaluate_rule(&b, &c);
+    let o = evaluate_rule(&b, &c.facts, &c.series);
     assert_eq!(only(&o).evidence, "ReadWrite");
     assert_eq!(o.not_evaluated.len(), 1, "{o:?}");
     assert!(o.not_evaluated[0].reason.contains("is not in the topology"), "{o:?}");
@@ -420,7 +454,7 @@ fn host_cache_fields() {
 #[test]
 fn the_first_case_that_holds_sets_severity_and_texts() {
     let (mut c, e) = one_disk();
-    c.set_series(e, Metric::Iops, timed(&[100.0, 200.0, 300.0]));
+    c.series.set_series(e, Metric::Iops, timed(&[100.0, 200.0, 300.0]));
     let body = |peak: &str| {
         format!(
             "let peak = max(iops)\nwhen peak > 0 iops\nevidence \"base {{peak:.0}}\"\nfix \"f\"\n\
@@ -438,14 +472,14 @@ fn the_first_case_that_holds_sets_severity_and_texts() {
         crate::compile("t.rule", &src).unwrap_or_else(|d| panic!("{d:?}"))
     };
     // DS13_v2 publishes no burst IOPS: the first case is missing, so skipped.
-    let o = evaluate_rule(&compile("250 iops"), &c);
+    let o = evaluate_rule(&compile("250 iops"), &c.facts, &c.series);
     let f = only(&o);
     assert_eq!(f.severity, advisor_model::Severity::Critical);
     assert_eq!(
         (f.title.as_str(), f.evidence.as_str(), f.fix.as_str()),
         ("hot", "hot 300", "cool it")
     );
-    let o = evaluate_rule(&compile("400 iops"), &c);
+    let o = evaluate_rule(&compile("400 iops"), &c.facts, &c.series);
     let f = only(&o);
     assert_eq!(f.severity, advisor_model::Severity::Info);
     assert_eq!((f.title.as_str(), f.evidence.as_str()), ("t", "warm"));
@@ -457,30 +491,30 @@ fn the_first_case_that_holds_sets_severity_and_texts() {
 #[test]
 fn coalesce_falls_back_only_when_the_first_is_missing() {
     let (mut c, e) = one_disk();
-    c.set_series(e, Metric::Iops, timed(&[100.0, 200.0]));
+    c.series.set_series(e, Metric::Iops, timed(&[100.0, 200.0]));
     // DS13_v2 has no burst figure: the base cap stands in.
     let r = rule(
         "vm",
         "let cap = coalesce(vm.uncached_burst_iops, vm.uncached_iops)\nwhen cap > 0 iops",
         "{cap:.0}",
     );
-    assert_eq!(only(&evaluate_rule(&r, &c)).evidence, "25600");
+    assert_eq!(only(&evaluate_rule(&r, &c.facts, &c.series)).evidence, "25600");
     let r =
         rule("vm", "let cap = coalesce(vm.uncached_iops, 1 iops)\nwhen cap > 0 iops", "{cap:.0}");
-    assert_eq!(only(&evaluate_rule(&r, &c)).evidence, "25600");
+    assert_eq!(only(&evaluate_rule(&r, &c.facts, &c.series)).evidence, "25600");
     // A collection whose elements all lack the metric falls back to 0.
     let r = rule(
         "vm",
         "let w = p95(coalesce(sum(write_iops) over disks, 0 iops) + sum(iops) over disks)\nwhen w > 0 iops",
         "{w:.0}",
     );
-    assert_eq!(only(&evaluate_rule(&r, &c)).evidence, "200");
+    assert_eq!(only(&evaluate_rule(&r, &c.facts, &c.series)).evidence, "200");
 }
 
 #[test]
 fn if_chooses_lazily_and_text_follows_the_tier() {
     let (mut c, e) = one_disk();
-    c.set_series(e, Metric::Iops, timed(&[100.0, 100.0]));
+    c.series.set_series(e, Metric::Iops, timed(&[100.0, 100.0]));
     // E: is ReadOnly: the write branch is chosen and there is no write counter, so the
     // rule is not evaluated; the iops branch is never needed.
     let r = rule(
@@ -488,30 +522,30 @@ fn if_chooses_lazily_and_text_follows_the_tier() {
         "let judged = if(cache == none, iops, write_iops)\nwhen max(judged) > 0 iops",
         "x",
     );
-    let o = evaluate_rule(&r, &c);
+    let o = evaluate_rule(&r, &c.facts, &c.series);
     assert!(o.findings.is_empty());
     assert!(o.not_evaluated[0].reason.contains("IOPS counter"), "{o:#?}");
     // With the write counter present it evaluates, and never touches the other branch.
-    c.set_series(e, Metric::WriteIops, timed(&[7.0, 9.0]));
-    let o = evaluate_rule(&r, &c);
+    c.series.set_series(e, Metric::WriteIops, timed(&[7.0, 9.0]));
+    let o = evaluate_rule(&r, &c.facts, &c.series);
     assert_eq!(only(&o).metrics.get("judged"), None, "a series let is not a metric");
     // Text by tier; a missing tier falls back through `exists(...) and`.
     let text = "let v2 = exists(disk.tier) and disk.tier == \"Premium SSD v2\"\nwhen true";
     let r = rule("disk", text, "{if(v2, \"raise provisioned IOPS\", \"raise the tier\")}");
-    assert_eq!(only(&evaluate_rule(&r, &c)).evidence, "raise the tier");
-    c.disks[0].tier = Some("Premium SSD v2".to_owned());
-    assert_eq!(only(&evaluate_rule(&r, &c)).evidence, "raise provisioned IOPS");
-    c.disks[0].tier = None;
-    assert_eq!(only(&evaluate_rule(&r, &c)).evidence, "raise the tier");
+    assert_eq!(only(&evaluate_rule(&r, &c.facts, &c.series)).evidence, "raise the tier");
+    c.facts.disks[0].tier = Some("Premium SSD v2".to_owned());
+    assert_eq!(only(&evaluate_rule(&r, &c.facts, &c.series)).evidence, "raise provisioned IOPS");
+    c.facts.disks[0].tier = None;
+    assert_eq!(only(&evaluate_rule(&r, &c.facts, &c.series)).evidence, "raise the tier");
 }
 
 #[test]
 fn a_target_knows_the_disks_and_mb_s_behind_it() {
     let (mut c, e) = one_disk();
-    let vol = c.add_target("6 F:", TargetKind::Volume);
+    let vol = c.facts.add_target("6 F:", TargetKind::Volume);
     let members: Vec<usize> = (0..3)
         .map(|k| {
-            c.disks.push(DiskInfo {
+            c.facts.disks.push(DiskInfo {
                 limits: disk(
                     &format!("disk{k}"),
                     Cache::None,
@@ -523,10 +557,10 @@ fn a_target_knows_the_disks_and_mb_s_behind_it() {
                 temp: false,
                 targets: Vec::new(),
             });
-            c.disks.len() - 1
+            c.facts.disks.len() - 1
         })
         .collect();
-    let mut limits = advisor_topology::PoolLimits {
+    let mut limits = advisor_model::limits::PoolLimits {
         name: "F:".to_owned(),
         members: vec!["disk0".into(), "disk1".into(), "disk2".into()],
         columns: Some(3),
@@ -544,10 +578,10 @@ fn a_target_knows_the_disks_and_mb_s_behind_it() {
         vm_bound_mbps: false,
     };
     limits.columns = Some(3);
-    c.pools.push(PoolInfo { limits, members, targets: vec![vol] });
-    let lonely = c.add_target("sdz", TargetKind::Device);
+    c.facts.pools.push(PoolInfo { limits, members, targets: vec![vol] });
+    let lonely = c.facts.add_target("sdz", TargetKind::Device);
     let r = rule("target", "when target.disks >= 1", "{target.disks:.0} {target.mbps_cap:.0}");
-    let o = evaluate_rule(&r, &c);
+    let o = evaluate_rule(&r, &c.facts, &c.series);
     let by = |name: &str| o.findings.iter().find(|f| f.subject == name).map(|f| f.evidence.clone());
     assert_eq!(by("2 E:").as_deref(), Some("1 200"));
     assert_eq!(by("6 F:").as_deref(), Some("3 600"));

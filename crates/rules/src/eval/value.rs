@@ -8,20 +8,23 @@ use crate::types::{CacheMode, Role};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Missing(pub(crate) String);
 
-pub(crate) type R<T> = Result<T, Missing>;
+/// A value, or why it could not be computed.
+pub(crate) type OrMissing<T> = Result<T, Missing>;
 
-pub(crate) fn missing<T>(reason: impl Into<String>) -> R<T> {
+pub(crate) fn missing<T>(reason: impl Into<String>) -> OrMissing<T> {
     Err(Missing(reason.into()))
 }
 
-/// A collection element.
+/// A collection element (a disk, pool, benchmark or target), by its index in [`Facts`].
+///
+/// [`Facts`]: super::Facts
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Elem {
-    /// Index into `Context::disks`.
+pub(crate) enum Element {
+    /// Index into `Facts::disks`.
     Disk(usize),
     Pool(usize),
     Bench(usize),
-    /// Index into `Context::targets`.
+    /// Index into `Facts::targets`.
     Target(usize),
 }
 
@@ -34,17 +37,17 @@ pub(crate) type Times = Arc<Vec<Option<i64>>>;
 /// Columnar: an operation allocates only its values (8 bytes a point for numbers, 1 for
 /// bools), never a copy of the time stamps, so rules over a day of samples stay cheap.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct S<T> {
+pub(crate) struct TimeSeries<T> {
     pub(crate) times: Times,
     pub(crate) vals: Arc<Vec<T>>,
     pub(crate) interval: Option<f64>,
 }
 
-impl<T: Copy> S<T> {
+impl<T: Copy> TimeSeries<T> {
     #[cfg(test)]
     pub(crate) fn new(times: Times, vals: Vec<T>, interval: Option<f64>) -> Self {
         debug_assert_eq!(times.len(), vals.len());
-        S { times, vals: Arc::new(vals), interval }
+        TimeSeries { times, vals: Arc::new(vals), interval }
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -55,8 +58,8 @@ impl<T: Copy> S<T> {
         self.vals.is_empty()
     }
 
-    pub(crate) fn map<U>(&self, f: impl Fn(T) -> U) -> S<U> {
-        S {
+    pub(crate) fn map<U>(&self, f: impl Fn(T) -> U) -> TimeSeries<U> {
+        TimeSeries {
             times: self.times.clone(),
             vals: Arc::new(self.vals.iter().map(|v| f(*v)).collect()),
             interval: self.interval,
@@ -65,11 +68,15 @@ impl<T: Copy> S<T> {
 
     /// Inner join on time: the points both have, in time order. On the same time axis
     /// (the usual case) that is every point, paired by position.
-    pub(crate) fn join<U: Copy, V>(&self, other: &S<U>, f: impl Fn(T, U) -> V) -> S<V> {
+    pub(crate) fn join<U: Copy, O>(
+        &self,
+        other: &TimeSeries<U>,
+        f: impl Fn(T, U) -> O,
+    ) -> TimeSeries<O> {
         let interval = self.interval.or(other.interval);
         if Arc::ptr_eq(&self.times, &other.times) || self.times == other.times {
             let vals = self.vals.iter().zip(other.vals.iter()).map(|(a, b)| f(*a, *b)).collect();
-            return S { times: self.times.clone(), vals: Arc::new(vals), interval };
+            return TimeSeries { times: self.times.clone(), vals: Arc::new(vals), interval };
         }
         let (ta, tb) = (&self.times, &other.times);
         let n = ta.len().min(tb.len());
@@ -87,7 +94,7 @@ impl<T: Copy> S<T> {
                 }
             }
         }
-        S { times: Arc::new(times), vals: Arc::new(vals), interval }
+        TimeSeries { times: Arc::new(times), vals: Arc::new(vals), interval }
     }
 
     /// Seconds between samples: as given, else the median gap of the timestamps.
@@ -113,9 +120,9 @@ impl<T: Copy> S<T> {
     }
 }
 
-impl S<f64> {
+impl TimeSeries<f64> {
     /// Drops points that are not finite (a division by zero at one sample).
-    pub(crate) fn finite(self) -> S<f64> {
+    pub(crate) fn finite(self) -> TimeSeries<f64> {
         if self.vals.iter().all(|v| v.is_finite()) {
             return self;
         }
@@ -126,34 +133,34 @@ impl S<f64> {
             .filter(|(_, v)| v.is_finite())
             .map(|(t, v)| (*t, *v))
             .unzip();
-        S { times: Arc::new(times), vals: Arc::new(vals), interval: self.interval }
+        TimeSeries { times: Arc::new(times), vals: Arc::new(vals), interval: self.interval }
     }
 }
 
 /// A value during evaluation. Numbers are in stored units (bytes, seconds, fractions).
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum V {
+pub(crate) enum Value {
     Num(f64),
     Bool(bool),
     Text(String),
     Cache(CacheMode),
     Role(Role),
-    Elem(Elem),
-    Nums(S<f64>),
-    Bools(S<bool>),
+    Element(Element),
+    Nums(TimeSeries<f64>),
+    Bools(TimeSeries<bool>),
 }
 
-impl V {
+impl Value {
     pub(crate) fn describe(&self) -> &'static str {
         match self {
-            V::Num(_) => "a number",
-            V::Bool(_) => "a bool",
-            V::Text(_) => "text",
-            V::Cache(_) => "a cache mode",
-            V::Role(_) => "a role",
-            V::Elem(_) => "an element",
-            V::Nums(_) => "a series",
-            V::Bools(_) => "a bool series",
+            Value::Num(_) => "a number",
+            Value::Bool(_) => "a bool",
+            Value::Text(_) => "text",
+            Value::Cache(_) => "a cache mode",
+            Value::Role(_) => "a role",
+            Value::Element(_) => "an element",
+            Value::Nums(_) => "a series",
+            Value::Bools(_) => "a bool series",
         }
     }
 }
@@ -167,7 +174,7 @@ pub(crate) fn percentile(values: &[f64], p: f64) -> Option<f64> {
 
 /// The longest run of consecutive true samples, in seconds. A gap in the timestamps of
 /// more than 1.5 intervals breaks a run.
-pub(crate) fn longest_run_s(s: &S<bool>, interval: f64) -> f64 {
+pub(crate) fn longest_run_s(s: &TimeSeries<bool>, interval: f64) -> f64 {
     let mut best = 0usize;
     let mut run = 0usize;
     let mut last: Option<i64> = None;
@@ -191,9 +198,9 @@ pub(crate) fn longest_run_s(s: &S<bool>, interval: f64) -> f64 {
 mod tests {
     use super::*;
 
-    fn s(pts: &[(i64, f64)]) -> S<f64> {
+    fn s(pts: &[(i64, f64)]) -> TimeSeries<f64> {
         let (times, vals) = pts.iter().map(|(t, v)| (Some(*t), *v)).unzip();
-        S::new(Arc::new(times), vals, None)
+        TimeSeries::new(Arc::new(times), vals, None)
     }
 
     #[test]
@@ -213,7 +220,7 @@ mod tests {
 
     #[test]
     fn runs_break_on_false_and_on_gaps() {
-        let b = S::new(
+        let b = TimeSeries::new(
             Arc::new([0, 1000, 2000, 3000, 4000, 5000, 9000].map(Some).to_vec()),
             vec![true, true, false, true, true, true, true],
             Some(1.0),

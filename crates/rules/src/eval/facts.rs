@@ -1,12 +1,14 @@
-//! What the evaluator reads: the VM, its disks and pools, benchmark runs and capture
-//! targets, and each target's series. Plain data and one trait, so this crate never sees
-//! polars: the engine implements [`Context`] over its captures, tests over [`StaticContext`].
+//! What the evaluator reads: [`Facts`], one plain struct of the VM, its disks and pools,
+//! benchmark runs and capture targets (the engine binds them once from the captures and
+//! the topology), and a [`SeriesSource`] for each target's series. This crate never sees
+//! polars: the engine implements [`SeriesSource`] over its captures, tests use
+//! [`MemorySeries`].
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use advisor_model::limits::{DiskLimits, PoolLimits, VmLimits};
 use advisor_model::{BenchSettings, Direction, Metric, TargetKind};
-use advisor_topology::{DiskLimits, PoolLimits, VmLimits};
 
 /// A capture target: which capture (the caller's numbering) and which target in it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -52,7 +54,7 @@ pub struct DiskInfo {
     pub targets: Vec<TargetId>,
 }
 
-/// A striped pool: its limits, its members (indexes into [`Context::disks`]) and the
+/// A striped pool: its limits, its members (indexes into [`Facts::disks`]) and the
 /// capture targets of its volume.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PoolInfo {
@@ -69,25 +71,40 @@ pub struct BenchInfo {
     pub settings: BenchSettings,
 }
 
-/// Everything a rule can read. `Sync`: rules are evaluated on several threads.
-pub trait Context: Sync {
+/// Every fact a rule reads beside the series: plain data, built once per analysis.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Facts {
     /// Whether a topology (a file or `--vm`) was given.
-    fn has_topology(&self) -> bool;
+    pub topology: bool,
     /// The VM size's limits; `None` without `--vm` or a `[vm]` section.
-    fn vm(&self) -> Option<&VmInfo>;
+    pub vm: Option<VmInfo>,
     /// Topology disks, the temp disk included (`temp`).
-    fn disks(&self) -> &[DiskInfo];
-    fn pools(&self) -> &[PoolInfo];
-    fn benches(&self) -> &[BenchInfo];
+    pub disks: Vec<DiskInfo>,
+    pub pools: Vec<PoolInfo>,
+    pub benches: Vec<BenchInfo>,
     /// Every capture target (all kinds; the evaluator picks disks, volumes and devices).
-    fn targets(&self) -> &[TargetInfo];
+    pub targets: Vec<TargetInfo>,
     /// The host target with CPU and memory counters, when a capture has one.
-    fn host(&self) -> Option<TargetId>;
+    pub host: Option<TargetId>,
+}
+
+impl Facts {
+    /// Adds a target named `name` of `kind` to capture 0 (file `test`), and returns its id:
+    /// for tests and callers without captures.
+    pub fn add_target(&mut self, name: &str, kind: TargetKind) -> TargetId {
+        let id = TargetId { capture: 0, target: self.targets.len() as u32 };
+        self.targets.push(TargetInfo { id, name: name.to_owned(), kind, file: "test".to_owned() });
+        id
+    }
+}
+
+/// The series a rule reads, by target. `Sync`: rules are evaluated on several threads.
+pub trait SeriesSource: Sync {
     /// A metric of a target in the frame's unit, time-ordered, nulls dropped; `None` when
     /// the target has no value of it. Shared: several rules read the same series, and a
     /// day of samples is worth not copying for each.
     fn series(&self, target: TargetId, metric: Metric) -> Option<Arc<Series>>;
-    /// [`Context::series`] as two columns, time stamps and values (what the evaluator
+    /// [`SeriesSource::series`] as two columns, time stamps and values (what the evaluator
     /// works on); by default from `series`. `None` when the target has no value of it.
     fn series_columns(
         &self,
@@ -102,57 +119,23 @@ pub trait Context: Sync {
     fn interval_s(&self, target: TargetId) -> Option<f64>;
 }
 
-/// A [`Context`] held in memory: for tests, and for callers without captures.
+/// A [`SeriesSource`] held in memory: for tests, and for callers without captures.
 #[derive(Debug, Clone, Default)]
-pub struct StaticContext {
-    pub topology: bool,
-    pub vm: Option<VmInfo>,
-    pub disks: Vec<DiskInfo>,
-    pub pools: Vec<PoolInfo>,
-    pub benches: Vec<BenchInfo>,
-    pub targets: Vec<TargetInfo>,
-    pub host: Option<TargetId>,
+pub struct MemorySeries {
     pub series: HashMap<(TargetId, Metric), Arc<Series>>,
+    /// Per target: `(direction, percentile, latency ms)`.
     pub percentiles: HashMap<TargetId, Vec<(Direction, f64, f64)>>,
     pub intervals: HashMap<TargetId, f64>,
 }
 
-impl StaticContext {
-    /// Adds a target named `name` of `kind`, and returns its id.
-    pub fn add_target(&mut self, name: &str, kind: TargetKind) -> TargetId {
-        let id = TargetId { capture: 0, target: self.targets.len() as u32 };
-        self.targets.push(TargetInfo { id, name: name.to_owned(), kind, file: "test".to_owned() });
-        id
-    }
-
+impl MemorySeries {
     /// Sets a metric's series of a target, in the frame's unit.
     pub fn set_series(&mut self, target: TargetId, metric: Metric, series: Series) {
         self.series.insert((target, metric), Arc::new(series));
     }
 }
 
-impl Context for StaticContext {
-    fn has_topology(&self) -> bool {
-        self.topology
-    }
-    fn vm(&self) -> Option<&VmInfo> {
-        self.vm.as_ref()
-    }
-    fn disks(&self) -> &[DiskInfo] {
-        &self.disks
-    }
-    fn pools(&self) -> &[PoolInfo] {
-        &self.pools
-    }
-    fn benches(&self) -> &[BenchInfo] {
-        &self.benches
-    }
-    fn targets(&self) -> &[TargetInfo] {
-        &self.targets
-    }
-    fn host(&self) -> Option<TargetId> {
-        self.host
-    }
+impl SeriesSource for MemorySeries {
     fn series(&self, target: TargetId, metric: Metric) -> Option<Arc<Series>> {
         self.series.get(&(target, metric)).cloned()
     }

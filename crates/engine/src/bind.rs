@@ -1,0 +1,295 @@
+//! The binding step: every capture target, tied to the topology's disks, pools and VM,
+//! as the [`Facts`] the rules read. Built once per analysis by [`bind`]; the report reads
+//! the same binding (which topology name each target matched, which disk it stands for).
+
+use advisor_model::limits::{BurstModel, Cache, DiskLimits, FigureOrigin, Role};
+use advisor_model::{Metric, TargetKind};
+use advisor_normalize::Capture;
+use advisor_rules::eval::{
+    BenchInfo, DiskInfo, Facts, PoolInfo, TargetId, TargetInfo, VmInfo, percentile_of,
+};
+use advisor_topology::{
+    CaptureTarget, Limits, Matching, Subject, Topology, match_targets, normalize_name,
+};
+
+/// The facts the rules read, and what the report needs from the same binding.
+pub(crate) struct Bound {
+    pub(crate) facts: Facts,
+    /// Capture targets matched to topology disks, pools and the temp disk, and the
+    /// warnings of the match.
+    pub(crate) matching: Matching,
+    /// Per entry of `facts.targets`: the topology name it was matched to.
+    pub(crate) matched: Vec<Option<String>>,
+    /// Per entry of `facts.targets`: the disk it stands for (index into `facts.disks`).
+    pub(crate) disk_of: Vec<Option<usize>>,
+}
+
+/// Binds the captures' targets, and the topology when there is one, into the facts.
+/// A target is busy (matched more eagerly) when its p95 IOPS is over `busy_iops`.
+pub(crate) fn bind(captures: &[Capture], topology: Option<&Topology>, busy_iops: f64) -> Bound {
+    let targets = capture_targets(captures);
+    let facts = Facts {
+        topology: topology.is_some(),
+        host: host_target(captures, &targets),
+        benches: bench_targets(captures),
+        targets,
+        ..Facts::default()
+    };
+    let n = facts.targets.len();
+    let mut bound = Bound {
+        facts,
+        matching: Matching::default(),
+        matched: vec![None; n],
+        disk_of: vec![None; n],
+    };
+    if let Some(t) = topology {
+        let busy = busy_targets(captures, busy_iops);
+        bind_topology(&mut bound, t, &busy);
+    }
+    bound
+}
+
+/// Every target of every capture, numbered by capture and position.
+fn capture_targets(captures: &[Capture]) -> Vec<TargetInfo> {
+    let mut targets = Vec::new();
+    for (ci, c) in captures.iter().enumerate() {
+        for (ti, t) in c.targets().iter().enumerate() {
+            targets.push(TargetInfo {
+                id: TargetId { capture: ci, target: ti as u32 },
+                name: t.name.clone(),
+                kind: t.kind,
+                file: c.file.clone(),
+            });
+        }
+    }
+    targets
+}
+
+/// Per target, in the order of [`capture_targets`]: whether its p95 IOPS is over `busy_iops`.
+fn busy_targets(captures: &[Capture], busy_iops: f64) -> Vec<bool> {
+    let mut busy = Vec::new();
+    for c in captures {
+        for ti in 0..c.targets().len() {
+            let p95 = percentile_of(&c.values(ti as u32, Metric::Iops), 95.0);
+            busy.push(p95.is_some_and(|x| x > busy_iops));
+        }
+    }
+    busy
+}
+
+/// The first host target with CPU counters.
+fn host_target(captures: &[Capture], targets: &[TargetInfo]) -> Option<TargetId> {
+    targets
+        .iter()
+        .filter(|t| t.kind == TargetKind::Host)
+        .find(|t| {
+            captures
+                .get(t.id.capture)
+                .is_some_and(|c| !c.values(t.id.target, Metric::CpuPct).is_empty())
+        })
+        .map(|t| t.id)
+}
+
+/// Every benchmark target (a fio job, a DiskSpd target) and how it ran.
+fn bench_targets(captures: &[Capture]) -> Vec<BenchInfo> {
+    captures
+        .iter()
+        .enumerate()
+        .flat_map(|(ci, c)| {
+            c.meta.bench.iter().map(move |b| BenchInfo {
+                target: TargetId { capture: ci, target: b.target },
+                name: c
+                    .targets()
+                    .get(b.target as usize)
+                    .map(|t| t.name.clone())
+                    .unwrap_or_default(),
+                settings: b.clone(),
+            })
+        })
+        .collect()
+}
+
+/// Matches the targets to the topology, then builds its disks, pools and VM.
+fn bind_topology(bound: &mut Bound, t: &Topology, busy: &[bool]) {
+    let matching = match_storage_targets(t, &bound.facts.targets, busy);
+    for m in &matching.matches {
+        if let Some(slot) = bound.matched.get_mut(m.target) {
+            slot.get_or_insert_with(|| m.name.clone());
+        }
+    }
+    let limits = t.limits();
+    let facts = &mut bound.facts;
+    facts.disks = topology_disks(t, &limits, &matching, &facts.targets);
+    facts.disks.extend(temp_disks(t, &limits, &matching, &facts.targets));
+    bound.disk_of = disk_of_targets(&facts.disks, &facts.targets);
+    facts.pools = pools(&limits, &facts.disks, &matching, &facts.targets);
+    facts.vm = vm_info(t, &limits);
+    bound.matching = matching;
+}
+
+/// Matches the storage targets (benchmark targets too: a DiskSpd file under `F:\`, ranked
+/// after the time series of the same disk) to the topology; the matches' `target` is an
+/// index into `targets`.
+fn match_storage_targets(t: &Topology, targets: &[TargetInfo], busy: &[bool]) -> Matching {
+    let storage: Vec<usize> = (0..targets.len())
+        .filter(|&i| {
+            matches!(
+                targets[i].kind,
+                TargetKind::Disk | TargetKind::Volume | TargetKind::Device | TargetKind::Benchmark
+            )
+        })
+        .collect();
+    let cts: Vec<CaptureTarget<'_>> = storage
+        .iter()
+        .map(|&i| CaptureTarget {
+            name: &targets[i].name,
+            kind: targets[i].kind,
+            busy: busy.get(i).copied().unwrap_or(false),
+        })
+        .collect();
+    let mut matching = match_targets(t, &cts);
+    for m in &mut matching.matches {
+        m.target = storage.get(m.target).copied().unwrap_or(m.target);
+    }
+    matching
+}
+
+/// The order in which a disk's targets are preferred: the physical disk first.
+fn kind_rank(k: TargetKind) -> u8 {
+    match k {
+        TargetKind::Disk => 0,
+        TargetKind::Device => 1,
+        TargetKind::Volume => 2,
+        TargetKind::Benchmark => 3,
+        _ => 4,
+    }
+}
+
+/// Target indexes as ids, the preferred first, each once.
+fn ranked(mut v: Vec<usize>, targets: &[TargetInfo]) -> Vec<TargetId> {
+    v.sort_by_key(|&i| (kind_rank(targets[i].kind), i));
+    v.dedup();
+    v.into_iter().map(|i| targets[i].id).collect()
+}
+
+/// The topology's remote disks with their limits, tier and matched targets.
+fn topology_disks(
+    t: &Topology,
+    limits: &Limits,
+    matching: &Matching,
+    targets: &[TargetInfo],
+) -> Vec<DiskInfo> {
+    let mut disks = Vec::new();
+    for d in &limits.disks {
+        let ti = t.disks.iter().position(|x| x.name == d.name);
+        let idx: Vec<usize> = match ti {
+            Some(ti) => matching.targets_of(Subject::Disk(ti)).collect(),
+            None => Vec::new(),
+        };
+        let tier = ti
+            .and_then(|ti| t.disks[ti].row.as_ref().map(|r| r.tier.clone()))
+            .or_else(|| d.kind.map(|k| k.label().to_owned()));
+        disks.push(DiskInfo {
+            limits: d.clone(),
+            tier,
+            temp: false,
+            targets: ranked(idx, targets),
+        });
+    }
+    disks
+}
+
+/// The local temp disks (no caps of their own), with their matched targets.
+fn temp_disks(
+    t: &Topology,
+    limits: &Limits,
+    matching: &Matching,
+    targets: &[TargetInfo],
+) -> Vec<DiskInfo> {
+    let mut disks = Vec::new();
+    for name in &limits.temp_disks {
+        let idx: Vec<usize> = matching
+            .matches
+            .iter()
+            .filter(|m| m.subject == Subject::TempDisk && m.name == *name)
+            .map(|m| m.target)
+            .collect();
+        let cache = t.disk(name).map_or(Cache::None, |d| d.cache);
+        disks.push(DiskInfo {
+            limits: temp_limits(name, cache),
+            tier: None,
+            temp: true,
+            targets: ranked(idx, targets),
+        });
+    }
+    disks
+}
+
+fn temp_limits(name: &str, cache: Cache) -> DiskLimits {
+    DiskLimits {
+        name: name.to_owned(),
+        role: Role::Temp,
+        cache,
+        cache_setting: cache,
+        cache_assumed: true,
+        can_cache: Some(false),
+        write_accelerator: None,
+        sku: None,
+        kind: None,
+        size_gib: None,
+        iops: None,
+        mbps: None,
+        origin: FigureOrigin::Unknown,
+        burst: BurstModel::None,
+        burst_iops: None,
+        burst_mbps: None,
+        pool: None,
+        source: Vec::new(),
+    }
+}
+
+/// Per target: the first disk (index into `disks`) it was matched to.
+fn disk_of_targets(disks: &[DiskInfo], targets: &[TargetInfo]) -> Vec<Option<usize>> {
+    let mut disk_of = vec![None; targets.len()];
+    for (di, d) in disks.iter().enumerate() {
+        for id in &d.targets {
+            if let Some(i) = targets.iter().position(|t| t.id == *id) {
+                disk_of[i].get_or_insert(di);
+            }
+        }
+    }
+    disk_of
+}
+
+/// The striped pools: their limits, members (indexes into `disks`) and volume targets.
+fn pools(
+    limits: &Limits,
+    disks: &[DiskInfo],
+    matching: &Matching,
+    targets: &[TargetInfo],
+) -> Vec<PoolInfo> {
+    let mut pools = Vec::new();
+    for (pi, p) in limits.pools.iter().enumerate() {
+        let members = p
+            .members
+            .iter()
+            .filter_map(|m| {
+                let key = normalize_name(m);
+                disks.iter().position(|d| normalize_name(&d.limits.name) == key)
+            })
+            .collect();
+        let idx: Vec<usize> = matching.targets_of(Subject::Pool(pi)).collect();
+        pools.push(PoolInfo { limits: p.clone(), members, targets: ranked(idx, targets) });
+    }
+    pools
+}
+
+/// The VM's limits, memory and the remote disks' summed caps.
+fn vm_info(t: &Topology, limits: &Limits) -> Option<VmInfo> {
+    limits.vm.as_ref().map(|v| VmInfo {
+        limits: v.clone(),
+        memory_gib: t.vm.as_ref().and_then(|x| x.size.memory_gib),
+        provisioned_iops: limits.uncached.provisioned_iops,
+        provisioned_mbps: limits.uncached.provisioned_mbps,
+    })
+}

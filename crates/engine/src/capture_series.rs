@@ -1,0 +1,57 @@
+//! The series the rules read, straight from the captures' frames.
+
+use std::sync::Arc;
+
+use advisor_model::{Direction, Metric};
+use advisor_normalize::Capture;
+use advisor_rules::eval::{Series, SeriesSource, TargetId};
+
+/// The captures as the rules' [`SeriesSource`]; a [`TargetId`]'s `capture` indexes them.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CaptureSeries<'a>(pub(crate) &'a [Capture]);
+
+impl CaptureSeries<'_> {
+    fn capture(&self, id: TargetId) -> Option<&Capture> {
+        self.0.get(id.capture)
+    }
+}
+
+impl SeriesSource for CaptureSeries<'_> {
+    /// Not cached here: the evaluator keeps the series the rules read (in its own units)
+    /// for as long as the rules run, and a second copy for the whole analysis would cost
+    /// memory on a day of samples.
+    fn series(&self, target: TargetId, metric: Metric) -> Option<Arc<Series>> {
+        self.capture(target)
+            .map(|c| c.series(target.target, metric))
+            .filter(|s| !s.is_empty())
+            .map(Arc::new)
+    }
+    fn series_columns(
+        &self,
+        target: TargetId,
+        metric: Metric,
+    ) -> Option<(Vec<Option<i64>>, Vec<f64>)> {
+        let (times, vals) = self.capture(target)?.series_columns(target.target, metric);
+        (!vals.is_empty()).then_some((times, vals))
+    }
+    fn source_percentile(&self, target: TargetId, direction: Direction, pct: f64) -> Option<f64> {
+        let c = self.capture(target)?;
+        let mut exact = None;
+        let mut above: Option<(f64, f64)> = None;
+        for p in &c.meta.percentiles {
+            if p.target != target.target || p.direction != direction {
+                continue;
+            }
+            if (p.percentile - pct).abs() < 1e-6 {
+                exact = Some(p.latency_ms);
+            } else if p.percentile > pct && above.is_none_or(|(q, _)| p.percentile < q) {
+                above = Some((p.percentile, p.latency_ms));
+            }
+        }
+        // The next percentile up bounds the asked one from above, when close.
+        exact.or_else(|| above.filter(|(q, _)| *q - pct <= 0.5).map(|(_, v)| v))
+    }
+    fn interval_s(&self, target: TargetId) -> Option<f64> {
+        self.capture(target)?.meta.interval_s
+    }
+}
