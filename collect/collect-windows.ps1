@@ -34,7 +34,8 @@ powershell -ExecutionPolicy Bypass -File .\collect-windows.ps1 -Seconds 300
 #>
 [CmdletBinding()]
 param(
-    [int]$Seconds = 120,
+    # Text, checked below: a binding error would exit 1, not the usage code 2.
+    [string]$Seconds = '120',
     [string]$Out = '.',
     [switch]$NoArchive,
     [switch]$Help
@@ -102,8 +103,14 @@ if ($Help) {
     Get-Help $PSCommandPath -Detailed
     exit 0
 }
-if ($Seconds -lt $MinSeconds -or $Seconds -gt $MaxSeconds) {
-    Exit-Usage "-Seconds must be between $MinSeconds and $MaxSeconds, not $Seconds"
+if ($Seconds -notmatch '^[0-9]{1,5}$') {
+    Exit-Usage "-Seconds must be a whole number, not '$Seconds'"
+}
+# A variable of its own: $Seconds is typed [string] by its declaration, and comparing a
+# string with a number compares text.
+$Duration = [int]$Seconds
+if ($Duration -lt $MinSeconds -or $Duration -gt $MaxSeconds) {
+    Exit-Usage "-Seconds must be between $MinSeconds and $MaxSeconds, not $Duration"
 }
 if (-not (Test-Path -LiteralPath $Out -PathType Container)) {
     Exit-Usage "-Out: no such folder: $Out"
@@ -175,7 +182,7 @@ try {
         $reader = New-Object System.IO.StreamReader($response.GetResponseStream())
         $buffer = New-Object char[] ($MaxImdsBytes)
         $read = $reader.ReadBlock($buffer, 0, $buffer.Length)
-        $body = New-Object string($buffer, 0, $read)
+        $body = [string]::new($buffer, 0, $read)
     } finally {
         $response.Close()
     }
@@ -193,12 +200,15 @@ try {
 $CounterFile = Join-Path $Bundle 'counters.txt'
 Set-Content -LiteralPath $CounterFile -Value $Counters -Encoding ASCII
 $Csv = Join-Path $Bundle 'perfmon.csv'
-$TypeperfArgs = @('-cf', $CounterFile, '-si', '1', '-sc', "$Seconds", '-f', 'CSV', '-o', $Csv, '-y')
-[Console]::Error.WriteLine("collect-windows.ps1: capturing counters for $Seconds s into $Bundle ...")
+# Start-Process joins its arguments with spaces: paths are quoted (a user folder may have one).
+$TypeperfArgs = @('-cf', "`"$CounterFile`"", '-si', '1', '-sc', "$Duration", '-f', 'CSV', '-o', "`"$Csv`"", '-y')
+[Console]::Error.WriteLine("collect-windows.ps1: capturing counters for $Duration s into $Bundle ...")
 $proc = Start-Process -FilePath 'typeperf.exe' -ArgumentList $TypeperfArgs -NoNewWindow -PassThru `
     -RedirectStandardOutput (Join-Path $Bundle 'typeperf.log')
+# Without the handle cached now, ExitCode reads as nothing once the process has exited.
+$null = $proc.Handle
 # Bounded: the capture's length and a minute more, then it is stopped.
-if (-not $proc.WaitForExit(($Seconds + 60) * 1000)) {
+if (-not $proc.WaitForExit(($Duration + 60) * 1000)) {
     $proc.Kill()
     $typeperfExit = 124
 } else {
@@ -218,7 +228,7 @@ $Manifest = [ordered]@{
     os                = 'windows'
     windows           = [System.Environment]::OSVersion.Version.ToString()
     powershell        = $PSVersionTable.PSVersion.ToString()
-    seconds           = $Seconds
+    seconds           = $Duration
     interval_s        = 1
     start             = $Start
     end               = $End
