@@ -127,6 +127,7 @@ async fn the_upload_page_offers_captures_topology_vm_disks_and_format() {
         r#"<option value="P30">"#,
         r#"name="format""#,
         "Up to 256 MiB",
+        "or collector bundles (.tar.gz, .zip)",
     ] {
         assert!(html.contains(want), "{want} missing from the page");
     }
