@@ -97,10 +97,6 @@ pub fn safe_path(archive: &str, raw: &str) -> Result<String, IngestError> {
     if unified.starts_with('/') {
         return Err(refuse(archive, raw, "an absolute path"));
     }
-    let bytes = unified.as_bytes();
-    if bytes.len() >= 2 && bytes[1] == b':' && bytes[0].is_ascii_alphabetic() {
-        return Err(refuse(archive, raw, "a path with a drive letter"));
-    }
     if unified.chars().any(char::is_control) {
         return Err(refuse(archive, raw, "a control character in its name"));
     }
@@ -111,7 +107,14 @@ pub fn safe_path(archive: &str, raw: &str) -> Result<String, IngestError> {
             ".." => {
                 return Err(refuse(archive, raw, "a `..` component (a path out of the bundle)"));
             }
-            p => parts.push(p),
+            p => {
+                // `C:` first, also after `./` (Windows would read it as a drive).
+                let b = p.as_bytes();
+                if parts.is_empty() && b.len() >= 2 && b[1] == b':' && b[0].is_ascii_alphabetic() {
+                    return Err(refuse(archive, raw, "a path with a drive letter"));
+                }
+                parts.push(p)
+            }
         }
     }
     Ok(parts.join("/"))
