@@ -207,7 +207,16 @@ else
   if [ "$imds_rc" -eq 127 ]; then
     imds_reason="neither curl nor wget is installed"
   else
-    imds_reason="no instance document from 169.254.169.254 within 3 s (exit $imds_rc: $(head -c 200 "$imds_tmp.err" 2>/dev/null | tr '\n' ' '))"
+    detail=$(head -c 200 "$imds_tmp.err" 2>/dev/null | tr '\n' ' ' | sed 's/ *$//')
+    case "$imds_how:$imds_rc" in
+      curl*:28) imds_reason="no answer from 169.254.169.254 within 3 s" ;;
+      curl*:7) imds_reason="169.254.169.254 cannot be reached ($detail)" ;;
+      curl*:22) imds_reason="169.254.169.254 answered with an HTTP error ($detail)" ;;
+      *) imds_reason="the request failed (exit $imds_rc${detail:+: $detail})" ;;
+    esac
+    if [ "$imds_rc" -eq 0 ]; then
+      imds_reason="169.254.169.254 answered with something other than a JSON document"
+    fi
     imds_reason="$imds_reason; not an Azure VM, or the metadata service is blocked"
   fi
   rm -f "$imds_tmp"

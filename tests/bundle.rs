@@ -133,7 +133,7 @@ fn inspect_shows_the_collectors_facts() {
     assert!(head.contains("collector: sysstat 12.6.1"), "{head}");
     assert!(head.contains("collector: instance metadata (IMDS): no answer"), "{head}");
     insta::assert_snapshot!("inspect__linux-off-azure.tar.gz", head);
-    assert!(out.contains(&format!("{LINUX_TGZ}!advisor-vm-20261123T234620Z/iostat.json\n")));
+    assert!(out.contains(&format!("{LINUX_TGZ}!advisor-vm-20261124T002750Z/iostat.json\n")));
 
     // --json carries the bundle with each capture.
     let (code, out, _) = run(&["inspect", "--json", LINUX_TGZ]);

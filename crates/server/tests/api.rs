@@ -528,7 +528,7 @@ async fn a_collector_bundle_is_analysed_like_its_capture() {
     let report: Value = serde_json::from_str(&body).unwrap();
     let files: Vec<&str> =
         report["inputs"].as_array().unwrap().iter().filter_map(|i| i["file"].as_str()).collect();
-    assert!(files.contains(&"vm.tgz!advisor-vm-20261123T234620Z/iostat.json"), "{files:?}");
+    assert!(files.contains(&"vm.tgz!advisor-vm-20261124T002750Z/iostat.json"), "{files:?}");
     assert!(files.contains(&"capture.csv"), "{files:?}");
 }
 
