@@ -85,24 +85,35 @@ fn a_folder_a_zip_and_the_loose_capture_give_the_same_findings() {
     assert_eq!(manifest["format"], "collector-manifest");
     assert_eq!(manifest["host"], "SQLVM01");
     assert_eq!(manifest["start"], "2024-06-11T18:29:58");
-    let ignored: Vec<&str> =
-        inputs.iter().filter(|i| i.1 == "ignored").map(|i| i.0.as_str()).collect();
-    let names: Vec<String> = [
-        "counters.txt",
-        "get-disk.json",
-        "get-partition.json",
-        "get-physicaldisk.json",
-        "get-volume.json",
-        "imds.json",
-    ]
-    .iter()
-    .map(|n| format!("{zip}!{n}"))
-    .collect();
-    assert_eq!(ignored, names);
-    let imds = inputs.iter().find(|i| i.0.ends_with("!imds.json")).unwrap();
-    assert!(imds.2.starts_with("not read: an Azure instance metadata (IMDS) document"), "{imds:?}");
-    let disks = inputs.iter().find(|i| i.0.ends_with("!get-disk.json")).unwrap();
-    assert!(disks.2.starts_with("not read: Get-Disk JSON"), "{disks:?}");
+    let listed = |format: &str| -> Vec<&str> {
+        inputs.iter().filter(|i| i.1 == format).map(|i| i.0.as_str()).collect()
+    };
+    let names = |ns: &[&str]| -> Vec<String> { ns.iter().map(|n| format!("{zip}!{n}")).collect() };
+    assert_eq!(listed("ignored"), names(&["counters.txt"]));
+    assert_eq!(
+        listed("topology"),
+        names(&[
+            "get-disk.json",
+            "get-partition.json",
+            "get-physicaldisk.json",
+            "get-volume.json",
+            "imds.json"
+        ])
+    );
+    let reason = |n: &str| inputs.iter().find(|i| i.0.ends_with(n)).map(|i| i.2.clone());
+    assert_eq!(
+        reason("!imds.json").as_deref(),
+        Some("read into the topology: IMDS instance document")
+    );
+    let counters = reason("!counters.txt").unwrap_or_default();
+    assert!(counters.starts_with("not read: a PerfMon counter list"), "{counters}");
+
+    // The bundle alone says what the hand-written topology says: the same findings and the
+    // same checks not evaluated, with no topology file given.
+    let alone = json_report(&[&zip]);
+    assert_eq!(findings(&alone), findings(&loose));
+    assert_eq!(alone["not_evaluated"], loose["not_evaluated"]);
+    assert_eq!(alone["vm"], "Standard_DS13_v2");
 
     // The report stays valid against the shipped schema.
     let (_, schema, _) = run(&["schema"]);

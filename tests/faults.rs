@@ -17,7 +17,7 @@ use std::sync::{Arc, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::{BOUNDARY, multipart, scenario};
+use common::{BOUNDARY, multipart, repo, scenario};
 use serde_json::Value;
 
 /// No single exchange takes longer than this; a read that waits longer fails the test.
@@ -425,18 +425,6 @@ fn malformed_multipart_is_a_4xx_problem_never_a_500_or_a_hang() {
     cases.push(("a garbled part head", form_headers(garbled.len()), garbled, 400, "multipart"));
     let no_capture = form(&[("vm", "", b"Standard_DS13_v2")]);
     cases.push(("no capture part", form_headers(no_capture.len()), no_capture, 400, "no capture"));
-    let two_topologies = form(&[
-        ("capture", "capture.csv", &capture),
-        ("topology", "a.toml", &topology),
-        ("topology", "b.toml", &topology),
-    ]);
-    cases.push((
-        "two topology parts",
-        form_headers(two_topologies.len()),
-        two_topologies,
-        400,
-        "one topology",
-    ));
     cases.push(("an empty body", form_headers(0), Vec::new(), 400, "multipart"));
     cases.push((
         "a CSV, not a form",
@@ -470,6 +458,24 @@ fn malformed_multipart_is_a_4xx_problem_never_a_500_or_a_hang() {
         assert!(detail.contains(says), "{what}: {says:?} not in {detail:?}");
         assert!(started.elapsed() < Duration::from_secs(10), "{what}: {:?}", started.elapsed());
     }
+
+    // Several topology parts are merged; an `az` error answer among them is refused by name
+    // as a bad topology (422), not as a malformed form.
+    let az_error =
+        std::fs::read(repo().join("fixtures/topologies/documents/invalid/az-error.json"))
+            .unwrap_or_default();
+    let two_topologies = form(&[
+        ("capture", "capture.csv", &capture),
+        ("topology", "a.toml", &topology),
+        ("topology", "az-vm.json", &az_error),
+    ]);
+    let a = server.post(&form_headers(two_topologies.len()), two_topologies).unwrap();
+    let p = a.problem(422, "bad-topology");
+    let detail = p["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.starts_with("az-vm.json:2:12: at $.error: the document is an error answer"),
+        "{detail}"
+    );
 
     // A body cut short: the client sends half of what it declared and stops sending.
     let mut s = server.connect();

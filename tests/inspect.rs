@@ -34,9 +34,15 @@ fn every_fixture_capture_is_read() {
     }
     assert_no_orphans(&root.join("tests/snapshots/fixtures"), &produced);
     // The project's own fixtures cover every format without ../shared.
-    for f in
-        ["perfmon-csv", "iostat-text", "iostat-json", "diskspd-xml", "diskspd-text", "fio-json"]
-    {
+    for f in [
+        "perfmon-csv",
+        "iostat-text",
+        "iostat-json",
+        "diskspd-xml",
+        "diskspd-text",
+        "fio-json",
+        "azure-monitor-json",
+    ] {
         assert!(formats.contains(f), "no fixture for {f}");
     }
 }

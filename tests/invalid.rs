@@ -64,6 +64,9 @@ fn expected(name: &str) -> (i32, &'static str) {
             (2, "entry `../../etc/cron.d/x`: a `..` component")
         }
         "bundle-symlink.zip" | "bundle-symlink.tar.gz" => (2, "entry `imds.json`: a symbolic link"),
+        "azure-monitor-error.json" => {
+            (2, "Azure returned an error instead of metrics: ResourceNotFound")
+        }
         "empty.csv" => (2, "the file is empty"),
         "fio-job-error-no-io.json" => (2, "fio wrote no results"),
         "fio-truncated-mid-document.json" => (2, "the JSON stops before its end"),

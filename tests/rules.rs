@@ -51,6 +51,11 @@ const CONTRACT_IDS: &[&str] = &[
     "vm-uncached-burst-active",
     "os-disk-workload",
     "pagefile-on-os-disk",
+    "platform-vm-cached-throttled",
+    "platform-vm-uncached-throttled",
+    "platform-disk-throttled",
+    "platform-burst-credits-exhausted",
+    "platform-confirms-guest-latency",
 ];
 
 /// Cases that fail because a RULE or the EVALUATOR is wrong, not the fixture: (rule id or
@@ -123,7 +128,7 @@ fn load_case(dir: &Path) -> (Vec<Input>, TopologySources) {
         let path = dir.join(&rel);
         match rel.to_string_lossy().as_ref() {
             "topology.toml" => {
-                topology.file = Some(path);
+                topology.files = vec![path];
             }
             "expect.toml" => {}
             _ => inputs.push(Input::Path(path)),
@@ -298,6 +303,11 @@ rule_tests! {
     vm_uncached_burst_active => "vm-uncached-burst-active",
     os_disk_workload => "os-disk-workload",
     pagefile_on_os_disk => "pagefile-on-os-disk",
+    platform_vm_cached_throttled => "platform-vm-cached-throttled",
+    platform_vm_uncached_throttled => "platform-vm-uncached-throttled",
+    platform_disk_throttled => "platform-disk-throttled",
+    platform_burst_credits_exhausted => "platform-burst-credits-exhausted",
+    platform_confirms_guest_latency => "platform-confirms-guest-latency",
 }
 
 #[test]
@@ -454,7 +464,7 @@ fn write_accelerator_unknown_is_not_evaluated_with_the_key_to_set() {
     let text = std::fs::read_to_string(dir.join("topology.toml")).expect("topology");
     let text = text.replace("write_accelerator = false\n", "");
     let topology =
-        TopologySources { text: Some(("t.toml".to_owned(), text)), ..TopologySources::default() };
+        TopologySources { texts: vec![("t.toml".to_owned(), text)], ..TopologySources::default() };
     let a = shipped().analyze(inputs, &topology).expect("analyze");
     let id = "write-accelerator-log-disk";
     assert!(!fired(&a, id), "{}", summary(&a));

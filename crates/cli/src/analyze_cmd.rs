@@ -48,9 +48,11 @@ pub(crate) struct AnalyzeArgs {
     /// report.
     #[arg(required = true, value_name = "CAPTURE")]
     files: Vec<PathBuf>,
-    /// The VM's topology file (TOML or JSON): VM size, disks, pools.
+    /// The VM's topology, repeatable: the topology file (TOML or JSON), or the VM's own
+    /// documents (IMDS JSON, az vm show, az disk list, lsblk -J, ls -l /dev/disk/azure/scsi1,
+    /// Get-Disk/Get-Partition JSON), detected by content and merged.
     #[arg(long, value_name = "FILE")]
-    topology: Option<PathBuf>,
+    topology: Vec<PathBuf>,
     /// The VM size (e.g. Standard_DS13_v2); alone it is a topology with unknown disks, with
     /// --topology it replaces the file's size.
     #[arg(long, value_name = "SIZE")]
@@ -178,7 +180,7 @@ pub(crate) fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let sources = TopologySources {
-        file: args.topology.clone(),
+        files: args.topology.clone(),
         vm: args.vm.clone(),
         texts: expanded.documents.clone(),
         ..TopologySources::default()

@@ -237,7 +237,7 @@ fn open(input: &Input, kind: &'static str, limits: &Limits) -> Result<Opened, In
                     summary.manifest_file = Some(full);
                 }
             }
-            Part::Document(text) => match sources::document_kind(&text) {
+            Part::Document(text) => match sources::document_kind(&full, &text) {
                 Ok(what) => {
                     summary.documents.push((full.clone(), what.to_owned()));
                     documents.push((full, text));

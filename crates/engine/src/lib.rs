@@ -15,6 +15,7 @@ mod bind;
 mod bundle;
 mod capture_series;
 mod inspect;
+mod platform;
 mod series;
 mod session;
 mod sources;
@@ -42,7 +43,8 @@ pub mod rules {
 /// The Azure catalog and topology types as the front ends show them.
 pub mod catalog {
     pub use advisor_topology::{
-        BurstModel, Catalog, CatalogError, DiskKind, DiskSku, HOST_CACHE_MAX_GIB, SkuRef, Topology,
-        TopologyError, UnknownName, VmSize, did_you_mean, fmt_num, fmt_opt,
+        BurstModel, Catalog, CatalogError, DiskKind, DiskSku, DocumentKind, HOST_CACHE_MAX_GIB,
+        Merged, SkuRef, Topology, TopologyError, UnknownName, VmSize, did_you_mean, fmt_num,
+        fmt_opt,
     };
 }

@@ -10,7 +10,7 @@ use advisor_model::Analysis;
 use advisor_normalize::{Capture, IngestError};
 use advisor_report::{Format, RenderOptions, Renderer, ReportError};
 use advisor_rules::{Diagnostic, LoadError, Registry};
-use advisor_topology::{Catalog, CatalogError, Topology, TopologyError};
+use advisor_topology::{Catalog, CatalogError, Merged, Topology, TopologyError};
 
 use crate::BundleLimits;
 use crate::analyze::{self, Settings, Timings};
@@ -341,6 +341,12 @@ impl Session {
     /// pass through in order. Every bundle that cannot be opened is reported.
     pub fn expand(&self, inputs: Vec<Input>) -> Result<Expanded, EngineError> {
         crate::bundle::expand(inputs, &self.bundle_limits)
+    }
+
+    /// The sources' topology documents merged as the contract's TOML, each fact with its
+    /// source (`advisor topology`).
+    pub fn merged_topology(&self, sources: &TopologySources) -> Result<Merged, EngineError> {
+        sources::merged(sources, &self.catalog)
     }
 
     fn read_one(&self, input: &Input) -> Result<Capture, IngestError> {

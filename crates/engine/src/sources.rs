@@ -4,19 +4,21 @@
 
 use std::path::PathBuf;
 
-use advisor_topology::{Catalog, DiskEntry, Topology};
+use advisor_topology::{
+    Catalog, DiskEntry, DocumentKind, ErrorKind, Merged, Topology, TopologyError, merge_documents,
+};
 
 use crate::session::EngineError;
 
 /// Where the topology comes from. All empty: no topology.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TopologySources {
-    /// A topology file on disk (`--topology`): TOML, or JSON.
-    pub file: Option<PathBuf>,
-    /// A topology file's text and the name to show (an uploaded file).
-    pub text: Option<(String, String)>,
-    /// Documents that describe the VM, each with the name to show (a bundle's, named
-    /// `bundle.tgz!imds.json`); only those [`document_kind`] accepts are passed here.
+    /// Topology documents on disk (`--topology`, repeated): the contract's TOML/JSON, or
+    /// Azure's and the guest's own documents (IMDS, `az vm show`, `az disk list`, lsblk,
+    /// Get-Disk, ...), detected by content and merged.
+    pub files: Vec<PathBuf>,
+    /// Documents as (name to show, text): uploaded files or a bundle's documents; they go
+    /// through the same detection as `files`.
     pub texts: Vec<(String, String)>,
     /// A VM size: alone, the VM's caps and no disks; with a file, it replaces the file's
     /// size; with the disks table, the table's VM.
@@ -64,10 +66,33 @@ fn entries(rows: &[DiskRow]) -> Result<(Vec<DiskEntry>, Vec<String>), EngineErro
             sku: given(&r.sku),
             cache: given(&r.cache),
             role: given(&r.role),
+            lun: None,
         });
         labels.push(format!("disks table, row {}", i + 1));
     }
     Ok((out, labels))
+}
+
+/// Every topology document of the sources, (name, text), files first.
+pub(crate) fn documents(s: &TopologySources) -> Result<Vec<(String, String)>, TopologyError> {
+    let mut docs = Vec::with_capacity(s.files.len() + s.texts.len());
+    for path in &s.files {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| TopologyError::new(name.clone(), ErrorKind::Io(e.to_string())))?;
+        docs.push((name, text));
+    }
+    docs.extend(s.texts.iter().cloned());
+    Ok(docs)
+}
+
+/// The documents of the sources merged as the contract's TOML (`advisor topology`), checked
+/// as `--topology` would read them.
+pub(crate) fn merged(s: &TopologySources, catalog: &Catalog) -> Result<Merged, EngineError> {
+    let docs = documents(s)?;
+    let merged = merge_documents(&docs, catalog)?;
+    Topology::from_documents(&docs, catalog)?;
+    Ok(merged)
 }
 
 pub(crate) fn assemble(
@@ -75,23 +100,8 @@ pub(crate) fn assemble(
     catalog: &Catalog,
 ) -> Result<Option<Topology>, EngineError> {
     let (disks, labels) = entries(&s.disks)?;
-    let mut files = Vec::new();
-    match (&s.file, &s.text) {
-        (Some(path), _) => files.push(Topology::load(path, catalog)?),
-        (None, Some((name, text))) => files.push(Topology::parse(name, text, catalog)?),
-        (None, None) => {}
-    }
-    for (name, text) in &s.texts {
-        files.push(Topology::parse(name, text, catalog)?);
-    }
-    if files.len() > 1 {
-        let names: Vec<&str> = files.iter().map(|t| t.origin.as_str()).collect();
-        return Err(EngineError::Form(format!(
-            "several topology files ({}): give one",
-            names.join(", ")
-        )));
-    }
-    let file = files.pop();
+    let docs = documents(s)?;
+    let file = if docs.is_empty() { None } else { Some(Topology::from_documents(&docs, catalog)?) };
     if let Some(mut t) = file {
         if !disks.is_empty() {
             return Err(EngineError::Form(
@@ -122,26 +132,40 @@ pub(crate) fn assemble(
 /// what; if not, why not, naming what the document is. The one place that says which
 /// documents the topology knows: a bundle's other files are listed as ignored with the
 /// reason instead of failing the run.
-pub fn document_kind(text: &str) -> Result<&'static str, String> {
+pub fn document_kind(name: &str, text: &str) -> Result<&'static str, String> {
     const KEYS: [&str; 3] = ["vm", "disk", "pool"];
-    let t = text.trim_start();
+    let t = text.trim_start_matches('\u{feff}').trim_start();
     let json: Option<serde_json::Value> = serde_json::from_str(t).ok();
-    if let Some(serde_json::Value::Object(o)) = &json
-        && KEYS.iter().any(|k| o.contains_key(*k))
-    {
-        return Ok("a topology file (JSON)");
+    match advisor_topology::detect_kind(name, text) {
+        // Every text that is not JSON or a scsi listing is taken for the contract's TOML by
+        // the topology's detection; here it must also look like one, or a bundle's counter
+        // list would fail the whole analysis as bad TOML.
+        Ok(DocumentKind::Contract) => {
+            let contract = match &json {
+                Some(serde_json::Value::Object(o)) => KEYS.iter().any(|k| o.contains_key(*k)),
+                Some(_) => false,
+                None => t
+                    .parse::<toml::Table>()
+                    .is_ok_and(|tb| KEYS.iter().any(|k| tb.contains_key(*k))),
+            };
+            if contract {
+                Ok(DocumentKind::Contract.label())
+            } else {
+                Err(unread(json.as_ref(), t))
+            }
+        }
+        Ok(kind) => Ok(kind.label()),
+        Err(_) => Err(unread(json.as_ref(), t)),
     }
-    if json.is_none()
-        && let Ok(table) = t.parse::<toml::Table>()
-        && KEYS.iter().any(|k| table.contains_key(*k))
-    {
-        return Ok("a topology file (TOML)");
-    }
-    let what = describe(json.as_ref(), t);
-    Err(format!(
-        "{what}, which this build's topology does not read yet; give the VM size with --vm \
-         or a topology file with --topology"
-    ))
+}
+
+/// The reason a bundle's document is not read, in a user's words.
+fn unread(json: Option<&serde_json::Value>, text: &str) -> String {
+    format!(
+        "{}, which advisor's topology does not read; give the VM size with --vm or a topology \
+         file with --topology",
+        describe(json, text)
+    )
 }
 
 /// What a document that is neither a capture nor a topology file is, in a user's words.

@@ -92,8 +92,8 @@ pub struct NotEvaluated {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct InputSummary {
     pub file: String,
-    /// `perfmon-csv`, `iostat-text`, `iostat-json`, `diskspd-xml`, `diskspd-text`, `fio-json`;
-    /// for the other files of a collector bundle (`bundle.tgz!imds.json`):
+    /// `perfmon-csv`, `iostat-text`, `iostat-json`, `diskspd-xml`, `diskspd-text`, `fio-json`,
+    /// `azure-monitor-json`; for the other files of a collector bundle (`bundle.tgz!imds.json`):
     /// `collector-manifest` (the collector's manifest.json: host, start and end of the
     /// collection), `topology` (a document the topology was read from) or `ignored` (not
     /// read; `reason` says why).

@@ -18,6 +18,14 @@ pub enum Builtin {
     Sustained,
     Share,
     Duration,
+    /// `longest(cond)`: the longest unbroken run of a bool series, as a time.
+    Longest,
+    /// `runs(cond)`: how many separate runs of true a bool series has.
+    Runs,
+    /// `spans(cond)`: when a bool series held, as text (`18:25-18:40 on 2024-06-11`).
+    Spans,
+    /// `during(series, cond)`: the points of a series where a bool series holds.
+    During,
     /// `min(a, b)`: the smaller (element-wise on series).
     Min2,
     /// `max(a, b)`: the larger (element-wise on series).
@@ -167,6 +175,38 @@ pub const FUNCTIONS: &[FunctionSpec] = &[
         returns: "a scalar time",
         doc: "The total time the condition holds (samples x interval).",
         example: "duration(latency_ms > 50 ms) >= 1 min",
+    },
+    FunctionSpec {
+        builtin: Builtin::Longest,
+        name: "longest",
+        params: &["a bool series"],
+        returns: "a scalar time",
+        doc: "The longest time the condition held without a break (a gap of more than 1.5 intervals breaks it).",
+        example: "longest(busy_pct > 95%) >= 5 min",
+    },
+    FunctionSpec {
+        builtin: Builtin::Runs,
+        name: "runs",
+        params: &["a bool series"],
+        returns: "a scalar count",
+        doc: "How many separate periods the condition held (a false sample or a gap ends one).",
+        example: "runs(latency_ms > 50 ms) >= 3",
+    },
+    FunctionSpec {
+        builtin: Builtin::Spans,
+        name: "spans",
+        params: &["a bool series"],
+        returns: "a text",
+        doc: "When the condition held, as time ranges of the series' clock (`18:25-18:40 on 2024-06-11`), the three longest first and how many more; `never` when it did not.",
+        example: "spans(busy_pct > 95%) != \"never\"",
+    },
+    FunctionSpec {
+        builtin: Builtin::During,
+        name: "during",
+        params: &["a numeric series", "a bool series"],
+        returns: "the first series at the times the condition holds",
+        doc: "The points of a series at the times a condition holds (aligned by time); aggregate it: `avg(during(latency_ms, iops > 1000 iops))`. Missing when the condition never holds.",
+        example: "avg(during(latency_ms, busy_pct > 95%)) > 10 ms",
     },
     FunctionSpec {
         builtin: Builtin::Min2,

@@ -128,6 +128,7 @@ async fn the_upload_page_offers_captures_topology_vm_disks_and_format() {
         r#"name="format""#,
         "Up to 256 MiB",
         "or collector bundles (.tar.gz, .zip)",
+        "Azure Monitor metrics JSON",
     ] {
         assert!(html.contains(want), "{want} missing from the page");
     }
@@ -201,6 +202,47 @@ async fn analyze_answers_json_html_or_markdown() {
     let (s, ct, md) = send(&app, post(&with_format, Some("application/json"))).await;
     assert_eq!((s, ct.as_str()), (StatusCode::OK, "text/markdown; charset=utf-8"));
     assert!(md.starts_with("## Storage report: Standard_DS13_v2"), "{md}");
+}
+
+/// Azure Monitor metrics go through the same upload (the reader registry), alone or beside
+/// the guest capture of the same minutes, where the two agree in one finding.
+#[tokio::test]
+async fn analyze_accepts_azure_monitor_metrics_alone_and_beside_a_capture() {
+    let app = default_app();
+    let (capture, topology) = ds13();
+    let metrics = std::fs::read(
+        repo().join("fixtures/captures/azure-monitor-json/ds13v2-vm-cached-100pct.json"),
+    )
+    .unwrap();
+    let rules = |body: &str| -> Vec<(String, String)> {
+        let report: Value = serde_json::from_str(body).unwrap();
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (f["rule"].as_str().unwrap().to_owned(), f["subject"].as_str().unwrap().to_owned())
+            })
+            .collect()
+    };
+    let alone: [Part<'_>; 1] = [("capture", Some("metrics.json"), &metrics)];
+    let (s, _, body) = send(&app, post(&alone, Some("application/json"))).await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+    assert_eq!(rules(&body), [("platform-vm-cached-throttled".to_owned(), "VM cached".to_owned())]);
+    let report: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(report["inputs"][0]["format"], "azure-monitor-json");
+    let both: [Part<'_>; 3] = [
+        ("capture", Some("metrics.json"), &metrics),
+        ("capture", Some("capture.csv"), &capture),
+        ("topology", Some("topology.toml"), &topology),
+    ];
+    let (s, _, body) = send(&app, post(&both, Some("application/json"))).await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+    let found = rules(&body);
+    assert!(
+        found.contains(&("platform-confirms-guest-latency".to_owned(), "VM cached".to_owned())),
+        "{found:?}"
+    );
 }
 
 #[tokio::test]
@@ -518,7 +560,15 @@ async fn a_collector_bundle_is_analysed_like_its_capture() {
         .iter()
         .find(|i| i["file"] == "bundle.zip!imds.json")
         .expect("the IMDS document is listed");
-    assert_eq!(imds["format"], "ignored");
+    assert_eq!(imds["format"], "topology");
+
+    // Without a topology file the bundle's own documents give the same verdicts.
+    let alone: [Part<'_>; 1] = [("capture", Some("bundle.zip"), &zip)];
+    let (s, _, body) = send(&app, post(&alone, None)).await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+    let alone: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(rule_ids(&alone), rule_ids(&loose));
+    assert_eq!(alone["not_evaluated"], loose["not_evaluated"]);
 
     // A tar.gz beside a loose capture: both read, one report.
     let both: [Part<'_>; 2] =
