@@ -326,7 +326,7 @@ fn temp_by_size(guest: &mut GuestFacts, vm: &VmFacts, catalog_gib: Option<f64>) 
         .filter(|&i| {
             let g = &guest.disks[i];
             !g.role.as_ref().is_some_and(|r| r.v == GuestRole::Os)
-                && g.size_bytes.is_some_and(|b| matches(b))
+                && g.size_bytes.is_some_and(&matches)
         })
         .collect();
     if let [i] = found[..] {
