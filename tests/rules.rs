@@ -54,6 +54,11 @@ const CONTRACT_IDS: &[&str] = &[
     "inferred-disk-cap",
     "inferred-vm-cap",
     "topology-cap-mismatch",
+    "platform-vm-cached-throttled",
+    "platform-vm-uncached-throttled",
+    "platform-disk-throttled",
+    "platform-burst-credits-exhausted",
+    "platform-confirms-guest-latency",
 ];
 
 /// Cases that fail because a RULE or the EVALUATOR is wrong, not the fixture: (rule id or
@@ -126,7 +131,7 @@ fn load_case(dir: &Path) -> (Vec<Input>, TopologySources) {
         let path = dir.join(&rel);
         match rel.to_string_lossy().as_ref() {
             "topology.toml" => {
-                topology.file = Some(path);
+                topology.files = vec![path];
             }
             "expect.toml" => {}
             _ => inputs.push(Input::Path(path)),
@@ -304,6 +309,11 @@ rule_tests! {
     inferred_disk_cap => "inferred-disk-cap",
     inferred_vm_cap => "inferred-vm-cap",
     topology_cap_mismatch => "topology-cap-mismatch",
+    platform_vm_cached_throttled => "platform-vm-cached-throttled",
+    platform_vm_uncached_throttled => "platform-vm-uncached-throttled",
+    platform_disk_throttled => "platform-disk-throttled",
+    platform_burst_credits_exhausted => "platform-burst-credits-exhausted",
+    platform_confirms_guest_latency => "platform-confirms-guest-latency",
 }
 
 #[test]
@@ -483,7 +493,7 @@ fn write_accelerator_unknown_is_not_evaluated_with_the_key_to_set() {
     let text = std::fs::read_to_string(dir.join("topology.toml")).expect("topology");
     let text = text.replace("write_accelerator = false\n", "");
     let topology =
-        TopologySources { text: Some(("t.toml".to_owned(), text)), ..TopologySources::default() };
+        TopologySources { texts: vec![("t.toml".to_owned(), text)], ..TopologySources::default() };
     let a = shipped().analyze(inputs, &topology).expect("analyze");
     let id = "write-accelerator-log-disk";
     assert!(!fired(&a, id), "{}", summary(&a));

@@ -119,6 +119,26 @@ fn serve_answers_the_page_reports_and_problems_and_stops_on_sigterm() {
     assert_eq!(report["schema"], "advisor.report/v1");
     assert_eq!(report["findings"][0]["rule"], "vm-cached-throughput-cap");
 
+    // The VM's own documents instead of the topology file, as several `topology` parts: the
+    // same findings.
+    let doc = |f: &str| {
+        std::fs::read(repo().join("fixtures/topologies/documents/ds13v2-windows").join(f)).unwrap()
+    };
+    let (imds, disks, parts) = (doc("imds.json"), doc("get-disk.json"), doc("get-partition.json"));
+    let (status, _, body) = server.post_form(
+        &[
+            ("capture", "capture.csv", &capture),
+            ("topology", "imds.json", &imds),
+            ("topology", "get-disk.json", &disks),
+            ("topology", "get-partition.json", &parts),
+        ],
+        "application/json",
+    );
+    assert_eq!(status, 200, "{}", text(&body));
+    let from_docs: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(from_docs["findings"], report["findings"]);
+    assert_eq!(from_docs["not_evaluated"], report["not_evaluated"]);
+
     // A binary file: a 4xx problem document.
     let binary: Vec<u8> = (0..=255u8).cycle().take(64 * 1024).collect();
     let (status, head, body) =

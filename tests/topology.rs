@@ -1,5 +1,8 @@
-//! The topology and catalog as a user meets them through the real binary: `advisor catalog`
-//! and the errors `advisor analyze --topology` gives for a bad file.
+//! The topology and catalog as a user meets them through the real binary: `advisor catalog`,
+//! the errors `advisor analyze --topology` gives for a bad file, and `advisor topology` on
+//! Azure's and the guest's own documents.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
@@ -238,4 +241,121 @@ fn rules_that_need_a_cached_limit_are_not_evaluated_where_none_is_published() {
     assert!(fired(&report, "vm-cached-throughput-cap"), "{report}");
     assert!(reason(&report, "vm-cached-throughput-cap").is_none());
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `analyze --format json` with these topology arguments: (findings, not evaluated).
+fn json_findings(capture: &str, topology: &[&str]) -> (serde_json::Value, serde_json::Value) {
+    let mut args = vec!["analyze", capture, "--format", "json"];
+    for t in topology {
+        args.extend(["--topology", t]);
+    }
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    (v["findings"].clone(), v["not_evaluated"].clone())
+}
+
+const DS13: &str = "fixtures/scenarios/ds13v2-temp-disk-throttles-cached-p30";
+const DS13_DOCS: [&str; 3] = [
+    "fixtures/topologies/documents/ds13v2-windows/imds.json",
+    "fixtures/topologies/documents/ds13v2-windows/get-disk.json",
+    "fixtures/topologies/documents/ds13v2-windows/get-partition.json",
+];
+
+#[test]
+fn ds13_v2_as_imds_and_get_disk_gives_exactly_the_findings_of_its_toml() {
+    let capture = format!("{DS13}/capture.csv");
+    let toml = format!("{DS13}/topology.toml");
+    let from_toml = json_findings(&capture, &[&toml]);
+    let from_docs = json_findings(&capture, &DS13_DOCS);
+    assert_eq!(from_docs, from_toml);
+    let rules: Vec<&str> =
+        from_toml.0.as_array().unwrap().iter().filter_map(|f| f["rule"].as_str()).collect();
+    assert!(rules.contains(&"vm-cached-throughput-cap"), "{rules:?}");
+    assert!(rules.contains(&"temp-disk-with-cached-disks"), "{rules:?}");
+}
+
+#[test]
+fn advisor_topology_output_fed_back_gives_the_same_findings() {
+    let dir = std::env::temp_dir().join(format!("advisor-topology-rt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let tier = "fixtures/topologies/documents/tier-scsi-linux";
+    let tier_docs = [
+        format!("{tier}/az-vm-show.json"),
+        format!("{tier}/az-disk-show-data0.json"),
+        format!("{tier}/scsi1.txt"),
+        format!("{tier}/override.toml"),
+    ];
+    let tier_docs: Vec<&str> = tier_docs.iter().map(String::as_str).collect();
+    let cases: [(&str, String, Vec<&str>); 2] = [
+        ("ds13", format!("{DS13}/capture.csv"), DS13_DOCS.to_vec()),
+        ("tier", "fixtures/captures/iostat-text/iostat_xt_1_10.txt".to_owned(), tier_docs),
+    ];
+    for (name, capture, docs) in cases {
+        let mut args = vec!["topology"];
+        args.extend(docs.iter().copied());
+        let (code, printed, err) = run(&args);
+        assert_eq!(code, 0, "{err}");
+        assert!(printed.contains("# from "), "{printed}");
+        let file = dir.join(format!("{name}.toml"));
+        std::fs::write(&file, &printed).unwrap();
+        let file = file.display().to_string();
+        assert_eq!(json_findings(&capture, &[&file]), json_findings(&capture, &docs), "{name}");
+        // And printed again from the printed file: the same facts.
+        let (_, again, _) = run(&["topology", &file]);
+        let facts = |s: &str| -> Vec<String> {
+            s.lines().filter(|l| !l.starts_with('#') && !l.is_empty()).map(str::to_owned).collect()
+        };
+        assert_eq!(facts(&again), facts(&printed), "{name}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_report_says_what_was_assumed_overridden_and_unexplained() {
+    let tier = "fixtures/topologies/documents/tier-scsi-linux";
+    let (code, out, err) = run(&[
+        "analyze",
+        "fixtures/captures/iostat-text/iostat_xt_1_10.txt",
+        "--topology",
+        &format!("{tier}/az-vm-show.json"),
+        "--topology",
+        &format!("{tier}/az-disk-show-data0.json"),
+        "--topology",
+        &format!("{tier}/scsi1.txt"),
+        "--topology",
+        &format!("{tier}/override.toml"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let section: String = out
+        .split("#### Topology and matching warnings")
+        .nth(1)
+        .and_then(|s| s.split("\n### ").next())
+        .unwrap_or_default()
+        .to_owned();
+    insta::assert_snapshot!("report_notes_tier_scsi_linux", section);
+}
+
+#[test]
+fn bad_topology_documents_exit_2_naming_the_file() {
+    for (file, want) in [
+        ("imds-error.html", "imds-error.html: this is an HTML/XML page"),
+        (
+            "az-error.json",
+            "az-error.json:2:12: at $.error: the document is an error answer, not a topology: ResourceNotFound",
+        ),
+        ("imds-truncated.json", "imds-truncated.json:24:21: the JSON ends early"),
+        ("unknown-kind.json", "unknown-kind.json: unknown kind of document"),
+        ("imds-bad-lun.json", "imds-bad-lun.json:6:55: at $.storageProfile.dataDisks[0].lun"),
+    ] {
+        let path = format!("fixtures/topologies/documents/invalid/{file}");
+        let (code, out, err) = run(&["topology", &path]);
+        assert_eq!(code, 2, "{file}: {err}");
+        assert!(out.is_empty(), "{file}: {out}");
+        assert!(err.contains(want), "{file}: {err}");
+        let capture = "fixtures/captures/iostat-text/iostat_xt_1_10.txt";
+        let (code, _, err) = run(&["analyze", capture, "--topology", &path]);
+        assert_eq!(code, 2, "{file}: {err}");
+        assert!(err.contains(want), "{file}: {err}");
+    }
 }

@@ -6,6 +6,7 @@ mod inspect_cmd;
 mod rules_cmd;
 mod schema_cmd;
 mod serve_cmd;
+mod topology_cmd;
 
 use std::process::ExitCode;
 
@@ -35,6 +36,9 @@ enum Command {
     Rules(rules_cmd::RulesArgs),
     /// Print the JSON Schema of the JSON report (advisor.report/v1).
     Schema(schema_cmd::SchemaArgs),
+    /// Merge topology documents (topology TOML, IMDS, az vm show, az disk list, lsblk,
+    /// Get-Disk, ...) and print the topology as TOML, each fact with its source.
+    Topology(topology_cmd::TopologyArgs),
     /// Serve the upload page and the HTTP API (loopback by default) until SIGTERM or Ctrl-C.
     Serve(serve_cmd::ServeArgs),
 }
@@ -54,6 +58,7 @@ fn main() -> ExitCode {
         Command::Rules(args) => rules_cmd::run(args),
         Command::Schema(args) => schema_cmd::run(args),
         Command::Serve(args) => serve_cmd::run(args),
+        Command::Topology(args) => topology_cmd::run(args),
     };
     match result {
         Ok(code) => code,

@@ -15,7 +15,7 @@ use advisor_topology::Topology;
 
 use crate::bind::{Bound, bind};
 use crate::capture_series::CaptureSeries;
-use crate::series;
+use crate::{platform, series};
 
 /// Seconds spent in each part of an analysis: what the benchmark reports.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -50,7 +50,9 @@ pub(crate) fn run(
     let t = Instant::now();
     let mut bound = bind(captures, topology, settings.busy_iops);
     bound.facts.catalog = Some(Arc::clone(settings.catalog));
-    let source = CaptureSeries(captures);
+    let platform = platform::join(captures, &mut bound.facts.targets, &bound.facts.disks, topology);
+    let source =
+        platform::PlatformSeries { captures: CaptureSeries(captures), platform: &platform };
     timings.context_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
     let only = settings.only;
@@ -64,6 +66,7 @@ pub(crate) fn run(
         warnings.extend(t.warnings.iter().map(ToString::to_string));
         warnings.extend(bound.matching.warnings.iter().map(ToString::to_string));
     }
+    warnings.extend(platform.notes.iter().cloned());
     let t = Instant::now();
     let series = series::sampled(&bound, &source, settings.chart_points);
     let curves = curves(captures);
@@ -108,6 +111,7 @@ fn input_summary(c: &Capture) -> InputSummary {
         targets: c.targets().iter().map(|t| t.name.clone()).collect(),
         ignored: c.meta.ignored.clone(),
         warnings: c.meta.warnings.iter().map(ToString::to_string).collect(),
+        reason: None,
     }
 }
 
@@ -119,6 +123,7 @@ fn kind_name(k: TargetKind) -> &'static str {
         TargetKind::Benchmark => "benchmark",
         TargetKind::Aggregate => "aggregate",
         TargetKind::Host => "host",
+        TargetKind::Platform => "platform",
     }
 }
 
@@ -144,7 +149,10 @@ fn target_summaries(captures: &[Capture], bound: &Bound) -> Vec<TargetSummary> {
                 .position(|t| t.id == TargetId { capture: ci, target: s.target });
             let Some(t) = c.targets().get(s.target as usize) else { continue };
             out.push(TargetSummary {
-                name: t.name.clone(),
+                // The rules' name: an Azure Monitor LUN renamed by the topology's LUN map.
+                name: i
+                    .and_then(|i| bound.facts.targets.get(i))
+                    .map_or_else(|| t.name.clone(), |x| x.name.clone()),
                 kind: kind_name(t.kind).to_owned(),
                 host: t.host.clone(),
                 file: c.file.clone(),

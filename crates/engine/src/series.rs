@@ -9,7 +9,6 @@ use advisor_model::{DiskCaps, Metric, SampledSeries, SeriesOf, TargetKind, VmCap
 use advisor_rules::eval::{DiskInfo, Facts, SeriesSource, VmInfo};
 
 use crate::bind::Bound;
-use crate::capture_series::CaptureSeries;
 
 /// Keeps at most `n` points: the series cut into `n` buckets of time, each keeping its
 /// maximum, so peaks stay visible.
@@ -45,7 +44,7 @@ fn disk_caps(d: &DiskInfo) -> DiskCaps {
 }
 
 /// Every storage target's series, then the VM budgets', each at most `n` points.
-pub(crate) fn sampled(bound: &Bound, source: &CaptureSeries<'_>, n: usize) -> Vec<SampledSeries> {
+pub(crate) fn sampled(bound: &Bound, source: &dyn SeriesSource, n: usize) -> Vec<SampledSeries> {
     let facts = &bound.facts;
     let mut out = Vec::new();
     for (i, t) in facts.targets.iter().enumerate() {
@@ -53,9 +52,12 @@ pub(crate) fn sampled(bound: &Bound, source: &CaptureSeries<'_>, n: usize) -> Ve
             t.kind,
             TargetKind::Disk | TargetKind::Volume | TargetKind::Device | TargetKind::Aggregate
         );
-        if !storage {
-            continue;
-        }
+        // Azure Monitor's budgets: the share of the cap consumed, each minute.
+        let metrics: &[Metric] = match t.kind {
+            TargetKind::Platform => &[Metric::IopsConsumedPct, Metric::MbpsConsumedPct],
+            _ if storage => &[Metric::Iops, Metric::Mbps, Metric::LatencyMs],
+            _ => continue,
+        };
         let disk = bound
             .disk_of
             .get(i)
@@ -65,7 +67,7 @@ pub(crate) fn sampled(bound: &Bound, source: &CaptureSeries<'_>, n: usize) -> Ve
             .filter(|d| !d.temp)
             .map(disk_caps);
         let vm = facts.vm.as_ref().filter(|_| t.kind == TargetKind::Aggregate).map(vm_caps);
-        for metric in [Metric::Iops, Metric::Mbps, Metric::LatencyMs] {
+        for &metric in metrics {
             let Some(s) = source.series(t.id, metric) else { continue };
             let pts: Vec<(i64, f64)> = s.iter().filter_map(|(t, v)| t.map(|t| (t, *v))).collect();
             if pts.len() < 2 {
@@ -86,7 +88,7 @@ pub(crate) fn sampled(bound: &Bound, source: &CaptureSeries<'_>, n: usize) -> Ve
 /// The VM's two budgets: the time-aligned sum over the disks that draw on each
 /// (host-cached disks plus the temp disk; every remote disk). This is where VM-level
 /// throttling shows, which no single disk's series can show.
-fn budgets(facts: &Facts, source: &CaptureSeries<'_>, n: usize) -> Vec<SampledSeries> {
+fn budgets(facts: &Facts, source: &dyn SeriesSource, n: usize) -> Vec<SampledSeries> {
     let Some(vm) = &facts.vm else { return Vec::new() };
     let caps = vm_caps(vm);
     let mut out = Vec::new();

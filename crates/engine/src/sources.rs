@@ -4,17 +4,22 @@
 
 use std::path::PathBuf;
 
-use advisor_topology::{Catalog, DiskEntry, Topology};
+use advisor_topology::{
+    Catalog, DiskEntry, DocumentKind, ErrorKind, Merged, Topology, TopologyError, merge_documents,
+};
 
 use crate::session::EngineError;
 
 /// Where the topology comes from. All empty: no topology.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TopologySources {
-    /// A topology file on disk (`--topology`): TOML, or JSON.
-    pub file: Option<PathBuf>,
-    /// A topology file's text and the name to show (an uploaded file).
-    pub text: Option<(String, String)>,
+    /// Topology documents on disk (`--topology`, repeated): the contract's TOML/JSON, or
+    /// Azure's and the guest's own documents (IMDS, `az vm show`, `az disk list`, lsblk,
+    /// Get-Disk, ...), detected by content and merged.
+    pub files: Vec<PathBuf>,
+    /// Documents as (name to show, text): uploaded files or a bundle's documents; they go
+    /// through the same detection as `files`.
+    pub texts: Vec<(String, String)>,
     /// A VM size: alone, the VM's caps and no disks; with a file, it replaces the file's
     /// size; with the disks table, the table's VM.
     pub vm: Option<String>,
@@ -61,10 +66,33 @@ fn entries(rows: &[DiskRow]) -> Result<(Vec<DiskEntry>, Vec<String>), EngineErro
             sku: given(&r.sku),
             cache: given(&r.cache),
             role: given(&r.role),
+            lun: None,
         });
         labels.push(format!("disks table, row {}", i + 1));
     }
     Ok((out, labels))
+}
+
+/// Every topology document of the sources, (name, text), files first.
+pub(crate) fn documents(s: &TopologySources) -> Result<Vec<(String, String)>, TopologyError> {
+    let mut docs = Vec::with_capacity(s.files.len() + s.texts.len());
+    for path in &s.files {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| TopologyError::new(name.clone(), ErrorKind::Io(e.to_string())))?;
+        docs.push((name, text));
+    }
+    docs.extend(s.texts.iter().cloned());
+    Ok(docs)
+}
+
+/// The documents of the sources merged as the contract's TOML (`advisor topology`), checked
+/// as `--topology` would read them.
+pub(crate) fn merged(s: &TopologySources, catalog: &Catalog) -> Result<Merged, EngineError> {
+    let docs = documents(s)?;
+    let merged = merge_documents(&docs, catalog)?;
+    Topology::from_documents(&docs, catalog)?;
+    Ok(merged)
 }
 
 pub(crate) fn assemble(
@@ -72,11 +100,8 @@ pub(crate) fn assemble(
     catalog: &Catalog,
 ) -> Result<Option<Topology>, EngineError> {
     let (disks, labels) = entries(&s.disks)?;
-    let file = match (&s.file, &s.text) {
-        (Some(path), _) => Some(Topology::load(path, catalog)?),
-        (None, Some((name, text))) => Some(Topology::parse(name, text, catalog)?),
-        (None, None) => None,
-    };
+    let docs = documents(s)?;
+    let file = if docs.is_empty() { None } else { Some(Topology::from_documents(&docs, catalog)?) };
     if let Some(mut t) = file {
         if !disks.is_empty() {
             return Err(EngineError::Form(
@@ -101,6 +126,81 @@ pub(crate) fn assemble(
     }
     let t = Topology::from_entries(FORM, size, s.temp_disk.as_deref(), &disks, &labels, catalog)?;
     Ok(Some(t))
+}
+
+/// Whether the topology reads a document (a bundle's file that is not a capture), and as
+/// what; if not, why not, naming what the document is. The one place that says which
+/// documents the topology knows: a bundle's other files are listed as ignored with the
+/// reason instead of failing the run.
+pub fn document_kind(name: &str, text: &str) -> Result<&'static str, String> {
+    const KEYS: [&str; 3] = ["vm", "disk", "pool"];
+    let t = text.trim_start_matches('\u{feff}').trim_start();
+    let json: Option<serde_json::Value> = serde_json::from_str(t).ok();
+    match advisor_topology::detect_kind(name, text) {
+        // Every text that is not JSON or a scsi listing is taken for the contract's TOML by
+        // the topology's detection; here it must also look like one, or a bundle's counter
+        // list would fail the whole analysis as bad TOML.
+        Ok(DocumentKind::Contract) => {
+            let contract = match &json {
+                Some(serde_json::Value::Object(o)) => KEYS.iter().any(|k| o.contains_key(*k)),
+                Some(_) => false,
+                None => t
+                    .parse::<toml::Table>()
+                    .is_ok_and(|tb| KEYS.iter().any(|k| tb.contains_key(*k))),
+            };
+            if contract {
+                Ok(DocumentKind::Contract.label())
+            } else {
+                Err(unread(json.as_ref(), t))
+            }
+        }
+        Ok(kind) => Ok(kind.label()),
+        Err(_) => Err(unread(json.as_ref(), t)),
+    }
+}
+
+/// The reason a bundle's document is not read, in a user's words.
+fn unread(json: Option<&serde_json::Value>, text: &str) -> String {
+    format!(
+        "{}, which advisor's topology does not read; give the VM size with --vm or a topology \
+         file with --topology",
+        describe(json, text)
+    )
+}
+
+/// What a document that is neither a capture nor a topology file is, in a user's words.
+fn describe(json: Option<&serde_json::Value>, text: &str) -> &'static str {
+    use serde_json::Value;
+    let first = match json {
+        Some(Value::Array(a)) => a.first(),
+        v => v,
+    };
+    let has = |k: &str| first.and_then(|v| v.get(k)).is_some();
+    if has("compute") || has("vmSize") && has("storageProfile") && has("azEnvironment") {
+        "an Azure instance metadata (IMDS) document"
+    } else if has("hardwareProfile") || has("storageProfile") {
+        "az vm show JSON"
+    } else if has("diskSizeGb") || has("diskSizeGB") || has("diskIopsReadWrite") {
+        "az disk JSON"
+    } else if has("blockdevices") {
+        "lsblk JSON"
+    } else if has("Number") && (has("Location") || has("PartitionStyle")) {
+        "Get-Disk JSON"
+    } else if has("DeviceId") && has("PhysicalLocation") {
+        "Get-PhysicalDisk JSON"
+    } else if has("DiskNumber") && has("PartitionNumber") {
+        "Get-Partition JSON"
+    } else if has("FileSystem") && has("SizeRemaining") {
+        "Get-Volume JSON"
+    } else if json.is_some() {
+        "a JSON document of no kind advisor knows"
+    } else if text.lines().any(|l| l.contains(" lun") && l.contains(" -> ")) {
+        "a /dev/disk/azure listing"
+    } else if text.lines().next().is_some_and(|l| l.starts_with('\\')) {
+        "a PerfMon counter list"
+    } else {
+        "text of no kind advisor knows"
+    }
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ fn repo(p: &str) -> PathBuf {
 const PERFMON: &str = "fixtures/captures/perfmon-csv/azure-vm_physicaldisk-logicaldisk-cpu-memory_eastern-240_1s_crlf.csv";
 
 fn topology(p: &str) -> TopologySources {
-    TopologySources { file: Some(repo(p)), ..TopologySources::default() }
+    TopologySources { files: vec![repo(p)], ..TopologySources::default() }
 }
 
 fn run(captures: &[&str], topo: Option<&str>) -> Analysis {

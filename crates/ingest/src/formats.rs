@@ -16,7 +16,7 @@ use advisor_model::{Format, RawCapture};
 
 use crate::decode::{self, Decoding};
 use crate::error::{ErrorKind, IngestError};
-use crate::{diskspd, fio, iostat, perfmon, refusals};
+use crate::{azure_monitor, diskspd, fio, iostat, perfmon, refusals};
 
 /// Every input advisor recognises, in the order detection tries them: the first row that
 /// claims the input decides (a [`Sniff::Fallback`] claim only when no row does). The
@@ -45,6 +45,7 @@ pub const FORMATS: &[Entry] = &[
     Entry::Read(&diskspd::DiskspdXml),
     Entry::Read(&diskspd::DiskspdText),
     Entry::Read(&fio::FioJson),
+    Entry::Read(&azure_monitor::AzureMonitorJson),
     Entry::Refuse(&refusals::SAR),
     Entry::Refuse(&refusals::DISKSTATS),
     Entry::Refuse(&refusals::FIO_TERSE),
@@ -313,7 +314,7 @@ mod tests {
             supported(),
             "PerfMon CSV (typeperf/relog), iostat text (iostat -x -t 1), iostat JSON \
              (iostat -x -t -o JSON 1), DiskSpd XML (-Rxml) or text, fio JSON \
-             (--output-format=json)"
+             (--output-format=json), Azure Monitor metrics JSON (az monitor metrics list)"
         );
     }
 

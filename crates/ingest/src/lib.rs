@@ -7,6 +7,8 @@
 //! `advisor-normalize` hands to polars' CSV reader. Nothing here needs polars, so the readers
 //! are tested and fuzzed without it.
 
+pub mod azure_monitor;
+pub mod bundle;
 pub mod decode;
 pub mod diskspd;
 mod error;

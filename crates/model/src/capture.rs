@@ -68,6 +68,9 @@ pub enum TargetKind {
     Aggregate,
     /// The machine as a whole (CPU, memory).
     Host,
+    /// A budget the Azure platform meters (Azure Monitor): the VM's cached or uncached
+    /// budget, or one disk (`LUN 0`, `OS disk`, a managed disk's name).
+    Platform,
 }
 
 /// One thing a capture measured, named as the capture spells it.

@@ -125,6 +125,28 @@ metrics! {
     /// Share of a paging file in use (PerfMon `Paging File(\??\C:\pagefile.sys)\% Usage`),
     /// on the volume target (`C:`) whose drive holds the paging file.
     PagefileUsagePct = "pagefile_usage_pct", Percent;
+    /// Azure Monitor: share of a platform budget's IOPS cap used in the minute (`VM Cached
+    /// IOPS Consumed Percentage`, `Data Disk IOPS Consumed Percentage`, ...).
+    IopsConsumedPct = "iops_consumed_pct", Percent;
+    /// Azure Monitor: share of a platform budget's bandwidth cap used in the minute.
+    MbpsConsumedPct = "mbps_consumed_pct", Percent;
+    /// Azure Monitor: share of the IO burst credits used (`... Used Burst IO Credits Percentage`).
+    BurstIoCreditsUsedPct = "burst_io_credits_used_pct", Percent;
+    /// Azure Monitor: share of the bandwidth burst credits used.
+    BurstBpsCreditsUsedPct = "burst_bps_credits_used_pct", Percent;
+    /// Azure Monitor: the IOPS the disk is held to without bursting (`Data Disk Target IOPS`).
+    TargetIops = "target_iops", PerSecond;
+    /// Azure Monitor: the bandwidth the disk is held to without bursting.
+    TargetMbps = "target_mbps", MibPerSecond;
+    /// Azure Monitor: the IOPS the disk reaches while bursting (`Data Disk Max Burst IOPS`).
+    MaxBurstIops = "max_burst_iops", PerSecond;
+    /// Azure Monitor: the bandwidth the disk reaches while bursting.
+    MaxBurstMbps = "max_burst_mbps", MibPerSecond;
+    /// On a platform target: the guest's average latency in that platform minute (UTC), over
+    /// the guest disks the platform target stands for; filled by the engine.
+    GuestLatencyMs = "guest_latency_ms", Milliseconds;
+    /// On a platform target: the guest's highest sampled latency in that platform minute.
+    GuestLatencyPeakMs = "guest_latency_peak_ms", Milliseconds;
 }
 
 impl fmt::Display for Metric {

@@ -33,7 +33,7 @@ fn colour(metric: &str) -> RGBColor {
         READ
     } else if metric.starts_with("write") {
         WRITE
-    } else if metric.starts_with("sync") {
+    } else if metric.starts_with("sync") || metric == "mbps_consumed_pct" {
         OTHER
     } else {
         TOTAL
@@ -54,6 +54,9 @@ pub(crate) fn family(metric: &str) -> (u8, String) {
             (2, "Latency".to_owned())
         }
         "queue_depth" | "read_queue_depth" | "write_queue_depth" => (3, "Queue depth".to_owned()),
+        "iops_consumed_pct" | "mbps_consumed_pct" => {
+            (4, "Consumed of the cap (Azure Monitor)".to_owned())
+        }
         other => (4, capitalise(&metric_label(other))),
     }
 }

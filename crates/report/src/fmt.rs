@@ -139,6 +139,14 @@ pub fn metric_label(metric: &str) -> String {
         "available_memory_mib" => "available memory".to_owned(),
         "pages_per_sec" => "paging".to_owned(),
         "pagefile_usage_pct" => "pagefile usage".to_owned(),
+        "iops_consumed_pct" => "IOPS consumed".to_owned(),
+        "mbps_consumed_pct" => "bandwidth consumed".to_owned(),
+        "burst_io_credits_used_pct" => "IO burst credits used".to_owned(),
+        "burst_bps_credits_used_pct" => "bandwidth burst credits used".to_owned(),
+        "target_iops" => "baseline IOPS".to_owned(),
+        "target_mbps" => "baseline throughput".to_owned(),
+        "max_burst_iops" => "burst IOPS limit".to_owned(),
+        "max_burst_mbps" => "burst throughput limit".to_owned(),
         other => {
             let trimmed = match unit_of(other) {
                 Some(_) => other.rsplit_once('_').map_or(other, |(head, _)| head),

@@ -87,6 +87,10 @@ pub fn chart_series(s: &SampledSeries) -> ChartSeries {
     let mut caps = Vec::new();
     let target = match &s.of {
         SeriesOf::Target { name, disk, vm } => {
+            // Azure Monitor's consumed shares: the cap is 100% whatever its figure.
+            if s.metric.ends_with("_consumed_pct") {
+                caps.push(CapLine { label: "cap 100%".to_owned(), value: 100.0 });
+            }
             if let Some(d) = disk {
                 disk_caps(d, &s.metric, &mut caps);
             }
@@ -164,4 +168,27 @@ pub fn chart_data(analysis: &Analysis) -> Vec<ChartSeries> {
             c
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn azure_monitor_consumed_shares_get_the_100_percent_line() {
+        let s = SampledSeries {
+            of: SeriesOf::Target { name: "VM cached".to_owned(), disk: None, vm: None },
+            file: "metrics.json".to_owned(),
+            metric: "mbps_consumed_pct".to_owned(),
+            points: vec![(0, 20.0), (60_000, 100.0)],
+        };
+        let c = chart_series(&s);
+        assert_eq!(c.caps, [CapLine { label: "cap 100%".to_owned(), value: 100.0 }]);
+        assert_eq!(crate::charts::family(&c.metric).1, "Consumed of the cap (Azure Monitor)");
+        let svg = crate::charts::time_series("Consumed: VM cached", &[&c]).unwrap_or_default();
+        assert!(svg.contains("cap 100%"), "{svg}");
+        // A guest capture's series has no such line.
+        let guest = SampledSeries { metric: "mbps".to_owned(), ..s };
+        assert!(chart_series(&guest).caps.is_empty());
+    }
 }

@@ -78,6 +78,7 @@ pub(crate) fn field_case() -> Analysis {
                 targets: vec!["D:".into(), "E:".into()],
                 ignored: vec!["\\\\SQL01\\Memory\\Pages/sec".into()],
                 warnings: vec!["3 blank cells read as missing".into()],
+                reason: None,
             },
             InputSummary {
                 file: "run|1.xml".into(),
@@ -90,6 +91,20 @@ pub(crate) fn field_case() -> Analysis {
                 targets: vec!["E:\\io.dat".into(), "F:\\io.dat".into()],
                 ignored: vec![],
                 warnings: vec![],
+                reason: None,
+            },
+            InputSummary {
+                file: "bundle.tgz!advisor-sql01/lsblk.json".into(),
+                format: "ignored".into(),
+                version: None,
+                host: None,
+                start: None,
+                end: None,
+                samples: 0,
+                targets: vec![],
+                ignored: vec![],
+                warnings: vec![],
+                reason: Some("lsblk JSON: this build does not read it into the topology".into()),
             },
         ],
         findings: vec![
@@ -313,6 +328,9 @@ fn html_is_self_contained_and_complete() {
     let html = render(&field_case(), Format::Html);
     assert_self_contained(&html);
     assert!(html.starts_with("<!doctype html>"));
+    // A bundle's ignored file: listed with its reason, not counted as a capture.
+    assert!(html.contains("<li>lsblk JSON: this build does not read it into the topology</li>"));
+    assert!(html.contains("2 inputs, 4 targets"));
     assert!(html.contains(
         "Critical: cached disks and the temp disk are at the VM&#39;s cached throughput cap"
     ));
@@ -389,7 +407,8 @@ fn templates_override_file_by_file() {
     std::fs::write(dir.join("partials/inputs.md.tera"), "INPUTS: {{ inputs | length }}\n").unwrap();
     let r = Renderer::with_overrides(Some(&dir)).unwrap();
     let md = r.render(&field_case(), Format::Markdown, &RenderOptions::default()).unwrap();
-    assert!(md.contains("INPUTS: 2"), "{md}");
+    // Every input, a bundle's ignored file included.
+    assert!(md.contains("INPUTS: 3"), "{md}");
     assert!(md.contains("### Findings"), "the other templates stay embedded");
 
     std::fs::write(dir.join("report.md.tera"), "{% if %}").unwrap();

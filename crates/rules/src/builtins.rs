@@ -18,6 +18,14 @@ pub enum Builtin {
     Sustained,
     Share,
     Duration,
+    /// `longest(cond)`: the longest unbroken run of a bool series, as a time.
+    Longest,
+    /// `runs(cond)`: how many separate runs of true a bool series has.
+    Runs,
+    /// `spans(cond)`: when a bool series held, as text (`18:25-18:40 on 2024-06-11`).
+    Spans,
+    /// `during(series, cond)`: the points of a series where a bool series holds.
+    During,
     /// `min(a, b)`: the smaller (element-wise on series).
     Min2,
     /// `max(a, b)`: the larger (element-wise on series).
@@ -32,8 +40,6 @@ pub enum Builtin {
     If,
     /// `keep(x, cond)`: the samples of `x` where `cond` holds.
     Keep,
-    /// `longest(cond)`: the longest unbroken time `cond` holds.
-    Longest,
     /// `plateau(x, busy, min_samples)`: the top band of `x` among its busy samples.
     Plateau,
     /// `disk_caps_near(ceiling, tolerance)`: catalog disk caps near a ceiling, as text.
@@ -76,7 +82,6 @@ impl Builtin {
         matches!(
             self,
             Self::Keep
-                | Self::Longest
                 | Self::Plateau
                 | Self::DiskCapsNear
                 | Self::VmSizesNear
@@ -194,6 +199,38 @@ pub const FUNCTIONS: &[FunctionSpec] = &[
         example: "duration(latency_ms > 50 ms) >= 1 min",
     },
     FunctionSpec {
+        builtin: Builtin::Longest,
+        name: "longest",
+        params: &["a bool series"],
+        returns: "a scalar time",
+        doc: "The longest time the condition held without a break (a gap of more than 1.5 intervals breaks it): the number `sustained` compares; missing on a one-row summary.",
+        example: "longest(busy_pct > 95%) >= 5 min",
+    },
+    FunctionSpec {
+        builtin: Builtin::Runs,
+        name: "runs",
+        params: &["a bool series"],
+        returns: "a scalar count",
+        doc: "How many separate periods the condition held (a false sample or a gap ends one).",
+        example: "runs(latency_ms > 50 ms) >= 3",
+    },
+    FunctionSpec {
+        builtin: Builtin::Spans,
+        name: "spans",
+        params: &["a bool series"],
+        returns: "a text",
+        doc: "When the condition held, as time ranges of the series' clock (`18:25-18:40 on 2024-06-11`), the three longest first and how many more; `never` when it did not.",
+        example: "spans(busy_pct > 95%) != \"never\"",
+    },
+    FunctionSpec {
+        builtin: Builtin::During,
+        name: "during",
+        params: &["a numeric series", "a bool series"],
+        returns: "the first series at the times the condition holds",
+        doc: "The points of a series at the times a condition holds (aligned by time); aggregate it: `avg(during(latency_ms, iops > 1000 iops))`. Missing when the condition never holds.",
+        example: "avg(during(latency_ms, busy_pct > 95%)) > 10 ms",
+    },
+    FunctionSpec {
         builtin: Builtin::Min2,
         name: "min",
         params: &["a number or numeric series", "the same dimension"],
@@ -265,14 +302,6 @@ pub const FUNCTIONS: &[FunctionSpec] = &[
         returns: "a series of the same dimension",
         doc: "The samples of the series where the condition holds (joined on time): `p50(keep(queue_depth, iops >= 3000 iops))` is the median queue while the IOPS were high. A one-row benchmark summary is kept or dropped whole.",
         example: "p50(keep(queue_depth, busy_pct > 90%))",
-    },
-    FunctionSpec {
-        builtin: Builtin::Longest,
-        name: "longest",
-        params: &["a bool series"],
-        returns: "a scalar time",
-        doc: "The longest time the condition held without a break (a gap of more than 1.5 intervals breaks it): the number `sustained` compares.",
-        example: "longest(latency_ms > 20 ms) >= 1 min",
     },
     FunctionSpec {
         builtin: Builtin::Plateau,

@@ -267,6 +267,8 @@ word_enum!(
         Bench = "bench",
         /// once per capture target of kind disk, volume or device.
         Target = "target",
+        /// once per platform budget in Azure Monitor metrics (VM cached, VM uncached, each disk).
+        Platform = "platform",
     }
 );
 
@@ -326,7 +328,7 @@ impl Scope {
             Self::Disk => Some(ElementKind::Disk),
             Self::Pool => Some(ElementKind::Pool),
             Self::Bench => Some(ElementKind::Bench),
-            Self::Target => Some(ElementKind::Target),
+            Self::Target | Self::Platform => Some(ElementKind::Target),
         }
     }
 }
@@ -429,6 +431,8 @@ word_enum!(
         Disks = "disks",
         /// the summed MB/s cap of those disks.
         MbpsCap = "mbps_cap",
+        /// a platform target's budget: `vm cached`, `vm uncached`, `disk` or `vm disks`.
+        Budget = "budget",
     }
 );
 
@@ -493,7 +497,7 @@ impl Field {
                 BenchField::HostCache => Cache,
             },
             Self::Target(f) => match f {
-                TargetField::Name | TargetField::Kind => Text,
+                TargetField::Name | TargetField::Kind | TargetField::Budget => Text,
                 TargetField::Disks => Count,
                 TargetField::MbpsCap => Throughput,
             },

@@ -73,7 +73,7 @@ pub(crate) async fn method_not_allowed() -> AppError {
 #[allow(dead_code)]
 pub(crate) struct AnalyzeForm {
     /// One or more captures (PerfMon CSV, iostat text or JSON, DiskSpd XML or text, fio
-    /// JSON); the format is detected from the content.
+    /// JSON, Azure Monitor metrics JSON); the format is detected from the content.
     #[schema(value_type = Vec<String>, format = Binary)]
     capture: Vec<Vec<u8>>,
     /// The VM's topology file (TOML, or the same shape as JSON).
@@ -263,13 +263,13 @@ where
 fn analyze_upload(inner: &crate::Inner, up: Upload, format: Format) -> Result<String, AppError> {
     let session = &inner.session;
     let (sources, captures) = up.into_parts();
-    let topology = session.topology(&sources).map_err(upload_error)?;
     let inputs: Vec<Input> = captures
         .into_iter()
         .map(|(name, bytes)| Input::Bytes { name, bytes: Vec::from(bytes) })
         .collect();
-    let captures = session.read_all(inputs, |_| {}).map_err(upload_error)?;
-    let analysis = session.analyze_captures(&captures, topology.as_ref());
+    // Bundles (tar.gz, zip) are opened in memory within the session's limits, as the CLI
+    // opens them.
+    let analysis = session.analyze(inputs, &sources).map_err(upload_error)?;
     session
         .render(&analysis, format)
         .map_err(|e| AppError::Internal(format!("rendering the report: {e}")))

@@ -1,6 +1,7 @@
 //! Reading the multipart upload into memory, and the topology it describes.
 //!
-//! Fields: `capture` (a file, repeated), `topology` (a TOML or JSON file), `vm` (a VM size),
+//! Fields: `capture` (a file, repeated), `topology` (a file, repeated: the topology TOML/JSON
+//! or Azure's and the guest's own documents, detected by content), `vm` (a VM size),
 //! `temp_disk`, the disks table (`disk_name`, `disk_sku`, `disk_cache`, `disk_role`,
 //! repeated in step), `format` (md, html, json).
 
@@ -19,7 +20,7 @@ const MAX_TEXT_FIELD: usize = 4096;
 pub(crate) struct Upload {
     /// (name shown in the report, bytes)
     pub(crate) captures: Vec<(String, Bytes)>,
-    pub(crate) topology: Option<(String, String)>,
+    pub(crate) topology: Vec<(String, String)>,
     pub(crate) vm: Option<String>,
     pub(crate) temp_disk: Option<String>,
     pub(crate) disks: DiskTable,
@@ -57,8 +58,8 @@ impl Upload {
             })
             .collect();
         let sources = TopologySources {
-            file: None,
-            text: self.topology,
+            files: Vec::new(),
+            texts: self.topology,
             vm: self.vm,
             temp_disk: self.temp_disk,
             disks,
@@ -102,18 +103,14 @@ pub(crate) async fn read(mut form: Multipart, limit: usize) -> Result<Upload, Ap
                         file.unwrap_or_else(|| format!("capture-{}", up.captures.len() + 1));
                     up.captures.push((shown, bytes));
                 } else {
-                    if up.topology.is_some() {
-                        return Err(AppError::BadRequest(
-                            "give one topology file, not several".to_owned(),
-                        ));
-                    }
-                    let shown = file.unwrap_or_else(|| "topology".to_owned());
+                    let shown =
+                        file.unwrap_or_else(|| format!("topology-{}", up.topology.len() + 1));
                     let text = String::from_utf8(bytes.to_vec()).map_err(|_| {
                         AppError::BadTopology(format!(
                             "{shown}: a topology file is TOML or JSON text; this is not UTF-8 text"
                         ))
                     })?;
-                    up.topology = Some((shown, text));
+                    up.topology.push((shown, text));
                 }
             }
             "vm" | "temp_disk" | "format" | "disk_name" | "disk_sku" | "disk_cache"
@@ -149,7 +146,7 @@ pub(crate) async fn read(mut form: Multipart, limit: usize) -> Result<Upload, Ap
             }
             other => {
                 return Err(AppError::BadRequest(format!(
-                    "unknown field `{other}`; the fields are capture (repeated), topology, vm, \
+                    "unknown field `{other}`; the fields are capture (repeated), topology (repeated), vm, \
                      temp_disk, disk_name, disk_sku, disk_cache, disk_role, format"
                 )));
             }

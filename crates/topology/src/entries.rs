@@ -16,6 +16,8 @@ pub struct DiskEntry {
     pub sku: Option<String>,
     pub cache: Option<String>,
     pub role: Option<String>,
+    /// The disk's LUN on the VM, when known.
+    pub lun: Option<u32>,
 }
 
 impl Topology {
@@ -59,6 +61,7 @@ fn disk_spec(d: &DiskEntry) -> DiskSpec {
         bursting: None,
         // The upload form has no Write Accelerator column: not given, as in a file without it.
         write_accelerator: None,
+        lun: d.lun,
     }
 }
 
@@ -73,7 +76,13 @@ mod tests {
 
     fn entry(name: &str, sku: &str, cache: &str, role: &str) -> DiskEntry {
         let opt = |s: &str| (!s.is_empty()).then(|| s.to_owned());
-        DiskEntry { name: name.into(), sku: opt(sku), cache: opt(cache), role: opt(role) }
+        DiskEntry {
+            name: name.into(),
+            sku: opt(sku),
+            cache: opt(cache),
+            role: opt(role),
+            lun: None,
+        }
     }
 
     #[test]

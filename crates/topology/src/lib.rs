@@ -12,6 +12,7 @@
 //!   warnings for disks no capture mentions and busy targets the topology lacks.
 
 mod catalog;
+mod documents;
 mod entries;
 mod error;
 mod limits;
@@ -31,6 +32,7 @@ pub use catalog::{
     HOST_CACHE_MAX_GIB, SizeRange, SkuRef, UnknownName, VmSize, builtin_csv, fmt_num, fmt_opt,
     sku_key, vm_key,
 };
+pub use documents::{DocumentKind, Merged, detect_kind, merge_documents};
 pub use entries::DiskEntry;
 pub use error::{ErrorKind, Snippet, TopologyError};
 pub use limits::{Budget, BudgetKind, Excess, Limits, Measure};

@@ -305,8 +305,23 @@ fn disk_limits(t: &Topology, d: &Disk) -> DiskLimits {
         (None, None)
     };
     let mut source = Vec::new();
+    // A merged topology names the document each figure came from.
+    let from = |key: &str| {
+        let key = format!("disk {}.{key}", d.name);
+        t.sources.iter().find(|(k, _)| *k == key).map(|(_, s)| s.clone())
+    };
     if origin == FigureOrigin::Topology {
-        source.push(format!("{}: [[disk]] {}", t.origin, d.name));
+        let figures: Vec<String> = ["iops", "mbps"].iter().filter_map(|k| from(k)).collect();
+        if figures.is_empty() {
+            source.push(format!("{}: [[disk]] {}", t.origin, d.name));
+        } else {
+            source.extend(figures);
+        }
+    }
+    if base.is_some()
+        && let Some(s) = from("sku")
+    {
+        source.push(s);
     }
     if let Some(b) = base {
         source.extend(b.source.iter().cloned());

@@ -47,9 +47,11 @@ pub(crate) struct DiskSpec {
     pub(crate) mbps: Option<f64>,
     pub(crate) bursting: Option<bool>,
     pub(crate) write_accelerator: Option<bool>,
+    /// The disk's LUN on the VM (Azure's slot number; platform metrics are per LUN).
+    pub(crate) lun: Option<u32>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct PoolSpec {
     pub(crate) name: String,
@@ -220,7 +222,7 @@ fn toml_span(text: &str, path: &[Seg<'_>]) -> Option<Range<usize>> {
 }
 
 /// The byte span of the value at `path` in a JSON text already known to be valid.
-fn json_span(text: &str, path: &[Seg<'_>]) -> Option<Range<usize>> {
+pub(crate) fn json_span(text: &str, path: &[Seg<'_>]) -> Option<Range<usize>> {
     let b = text.as_bytes();
     let mut pos = skip_ws(b, 0);
     for seg in path {

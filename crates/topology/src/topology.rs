@@ -71,6 +71,9 @@ pub struct Disk {
     pub iops: Option<f64>,
     pub mbps: Option<f64>,
     pub bursting: Option<bool>,
+    /// The disk's LUN on the VM, when a topology or document says (the key Azure
+    /// Monitor's per-disk metrics use).
+    pub lun: Option<u32>,
 }
 
 /// A striped volume.
@@ -97,6 +100,10 @@ pub struct Topology {
     pub pools: Vec<Pool>,
     /// Validation findings (more disks than allowed, caching where unsupported, ...).
     pub warnings: Vec<TopologyWarning>,
+    /// For a topology merged from several documents: each fact (`vm.size`, `disk E:.sku`)
+    /// and the document and JSON path it came from. Empty for a topology file read alone.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<(String, String)>,
     /// Premium SSD v2 / Ultra per-disk maxima and baseline, for the limits.
     #[serde(skip)]
     pub(crate) provisioned_rules: ProvisionedRules,
@@ -149,6 +156,7 @@ impl Topology {
             disks: Vec::new(),
             pools: Vec::new(),
             warnings: Vec::new(),
+            sources: Vec::new(),
             provisioned_rules: ProvisionedRules::from(catalog),
         }
     }
@@ -368,6 +376,7 @@ fn resolve_disk(
         iops: d.iops,
         mbps: d.mbps,
         bursting: d.bursting,
+        lun: d.lun,
     })
 }
 

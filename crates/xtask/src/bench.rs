@@ -331,8 +331,10 @@ pub(crate) fn case(file: &Path, topology: Option<&Path>, started: Instant) -> Re
     let mut read_s = t.elapsed().as_secs_f64();
     let rows = captures.iter().map(|c| c.rows()).sum::<usize>();
     let t = Instant::now();
-    let sources =
-        TopologySources { file: topology.map(Path::to_path_buf), ..TopologySources::default() };
+    let sources = TopologySources {
+        files: topology.map(Path::to_path_buf).into_iter().collect(),
+        ..TopologySources::default()
+    };
     let topo = session.topology(&sources).map_err(|e| anyhow::anyhow!("{e}"))?;
     setup_s += t.elapsed().as_secs_f64();
     let t = Instant::now();

@@ -152,102 +152,110 @@ fn parse_input(lines: &[&str], from: usize, meta: &mut CaptureMeta) -> (Vec<Inpu
             continue;
         }
         let s = &mut span.settings;
-        match key.as_str() {
-            "duration" => {
-                s.duration_s = num_prefix(&value);
-                continue;
-            }
-            "warm up time" => {
-                s.warmup_s = num_prefix(&value);
-                continue;
-            }
-            "cool down time" => {
-                s.cooldown_s = num_prefix(&value);
-                continue;
-            }
-            "total threads" => {
-                s.total_threads = u32_prefix(&value);
-                continue;
-            }
-            _ => {}
-        }
-        if let Some(ms) = lower.strip_prefix("gathering iops at intervals of ").and_then(num_prefix)
-        {
-            s.bucket_ms = Some(ms);
-            continue;
-        }
-        if let Some(n) = lower.strip_prefix("thread pool with ").and_then(u32_prefix) {
-            s.total_threads = Some(n);
-            continue;
-        }
-        if lower == "measuring latency" {
-            continue;
-        }
-        let no_target = s.targets.is_empty();
-        if key.starts_with("number of outstanding i/o operations") && no_target {
-            // Thread-pool form: one figure for every target.
-            s.pool_outstanding = u32_prefix(value.trim_end_matches(')'));
+        if span_setting(s, &key, &value, &lower) {
             continue;
         }
         let Some((_, ts)) = s.targets.last_mut() else {
             meta.ignore(format!("input parameter '{key}'"));
             continue;
         };
-        let linux = &mut span.linux;
-        match key.as_str() {
-            "think time" => ts.think_time_ms = num_prefix(&value),
-            "burst size" => ts.burst_size = num_prefix(&value).map(|v| v.round() as u64),
-            "block size" => ts.block_size = parse_size(&value),
-            "threads per file" => ts.threads_per_file = u32_prefix(&value),
-            "size" => ts.file_size = parse_size(&value),
-            k if k.starts_with("number of outstanding i/o operations") => {
-                ts.outstanding = u32_prefix(value.trim_end_matches(')'));
-            }
-            _ => match lower.as_str() {
-                "using software cache" => ts.os_cache_disabled = Some(false),
-                "software cache disabled"
-                | "local software cache disabled, remote cache enabled" => {
-                    ts.os_cache_disabled = Some(true);
-                }
-                "hardware write cache disabled, writethrough on"
-                | "hardware and software write caches disabled, writethrough on" => {
-                    ts.write_through = Some(true);
-                }
-                "using hardware write cache, writethrough off" => ts.write_through = Some(false),
-                "using o_direct" => {
-                    ts.os_cache_disabled = Some(true);
-                    *linux = true;
-                }
-                "using o_sync" => {
-                    ts.write_through = Some(true);
-                    *linux = true;
-                }
-                "performing read test" => ts.write_pct = Some(0.0),
-                "performing write test" => ts.write_pct = Some(100.0),
-                "using i/o completion ports" => ts.engine = Some("IOCP".to_owned()),
-                l if l.starts_with("using completion routines") => {
-                    ts.engine = Some("completion routines".to_owned());
-                }
-                l if l.starts_with("performing mix test") => {
-                    // "(read/write ratio: 70/30)"
-                    ts.write_pct =
-                        l.rsplit_once('/').and_then(|(_, w)| num_prefix(w.trim_end_matches(')')));
-                }
-                l if l.starts_with("using random i/o") => ts.random = Some(true),
-                l if l.starts_with("using mixed random/sequential i/o") => {
-                    ts.random = Some(true);
-                    ts.random_ratio = l.split_once('(').and_then(|(_, r)| num_prefix(r));
-                }
-                l if l.starts_with("using sequential i/o")
-                    || l.starts_with("using interlocked sequential i/o") =>
-                {
-                    ts.random = Some(false);
-                }
-                _ => meta.ignore(format!("input parameter '{key}'")),
-            },
+        if !target_setting(ts, &mut span.linux, &key, &value, &lower) {
+            meta.ignore(format!("input parameter '{key}'"));
         }
     }
     (spans, i)
+}
+
+/// A setting of the whole span (`key: value`, or the whole line in lower case); false
+/// when the line is not one.
+fn span_setting(s: &mut SpanSettings, key: &str, value: &str, lower: &str) -> bool {
+    match key {
+        "duration" => s.duration_s = num_prefix(value),
+        "warm up time" => s.warmup_s = num_prefix(value),
+        "cool down time" => s.cooldown_s = num_prefix(value),
+        "total threads" => s.total_threads = u32_prefix(value),
+        _ if lower == "measuring latency" => {}
+        _ => {
+            if let Some(ms) =
+                lower.strip_prefix("gathering iops at intervals of ").and_then(num_prefix)
+            {
+                s.bucket_ms = Some(ms);
+            } else if let Some(n) = lower.strip_prefix("thread pool with ").and_then(u32_prefix) {
+                s.total_threads = Some(n);
+            } else if key.starts_with("number of outstanding i/o operations")
+                && s.targets.is_empty()
+            {
+                // Thread-pool form: one figure for every target.
+                s.pool_outstanding = u32_prefix(value.trim_end_matches(')'));
+            } else {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// A setting of the span's last target; false when the line is not one. `linux` is set
+/// by the Linux port's own lines.
+fn target_setting(
+    ts: &mut TargetSettings,
+    linux: &mut bool,
+    key: &str,
+    value: &str,
+    lower: &str,
+) -> bool {
+    match key {
+        "think time" => ts.think_time_ms = num_prefix(value),
+        "burst size" => ts.burst_size = num_prefix(value).map(|v| v.round() as u64),
+        "block size" => ts.block_size = parse_size(value),
+        "threads per file" => ts.threads_per_file = u32_prefix(value),
+        "size" => ts.file_size = parse_size(value),
+        k if k.starts_with("number of outstanding i/o operations") => {
+            ts.outstanding = u32_prefix(value.trim_end_matches(')'));
+        }
+        _ => match lower {
+            "using software cache" => ts.os_cache_disabled = Some(false),
+            "software cache disabled" | "local software cache disabled, remote cache enabled" => {
+                ts.os_cache_disabled = Some(true);
+            }
+            "hardware write cache disabled, writethrough on"
+            | "hardware and software write caches disabled, writethrough on" => {
+                ts.write_through = Some(true);
+            }
+            "using hardware write cache, writethrough off" => ts.write_through = Some(false),
+            "using o_direct" => {
+                ts.os_cache_disabled = Some(true);
+                *linux = true;
+            }
+            "using o_sync" => {
+                ts.write_through = Some(true);
+                *linux = true;
+            }
+            "performing read test" => ts.write_pct = Some(0.0),
+            "performing write test" => ts.write_pct = Some(100.0),
+            "using i/o completion ports" => ts.engine = Some("IOCP".to_owned()),
+            l if l.starts_with("using completion routines") => {
+                ts.engine = Some("completion routines".to_owned());
+            }
+            l if l.starts_with("performing mix test") => {
+                // "(read/write ratio: 70/30)"
+                ts.write_pct =
+                    l.rsplit_once('/').and_then(|(_, w)| num_prefix(w.trim_end_matches(')')));
+            }
+            l if l.starts_with("using random i/o") => ts.random = Some(true),
+            l if l.starts_with("using mixed random/sequential i/o") => {
+                ts.random = Some(true);
+                ts.random_ratio = l.split_once('(').and_then(|(_, r)| num_prefix(r));
+            }
+            l if l.starts_with("using sequential i/o")
+                || l.starts_with("using interlocked sequential i/o") =>
+            {
+                ts.random = Some(false);
+            }
+            _ => return false,
+        },
+    }
+    true
 }
 
 fn is_dashes(t: &str) -> bool {
@@ -561,15 +569,7 @@ pub(super) fn read(file: &str, text: &str) -> Result<RawCapture, IngestError> {
         } else if let Some(rest) =
             t.strip_prefix("Results for timespan").or_else(|| t.strip_prefix("Results for job"))
         {
-            let end = (i + 1..lines.len())
-                .find(|&k| {
-                    let t = lines.get(k).map_or("", |l| l.trim());
-                    t.starts_with("Results for ")
-                        || t == "Input parameters:"
-                        || t.starts_with("Command Line:")
-                        || t == "Totals:"
-                })
-                .unwrap_or(lines.len());
+            let end = results_end(&lines, i);
             let mut run = parse_results(&lines, i, end, &mut meta);
             run.number = runs.len() + 1;
             run.host = host.clone();
@@ -579,26 +579,7 @@ pub(super) fn read(file: &str, text: &str) -> Result<RawCapture, IngestError> {
                 .find(|s| s.number.is_some() && s.number == number)
                 .or(if spans.len() == 1 { spans.first() } else { None });
             apply_settings(&mut run, span, cmd.as_ref());
-            if run.targets.is_empty() {
-                meta.warn(
-                    format!("run {} has no IO table (the file is truncated?); skipped", run.number),
-                    run.location.clone(),
-                );
-            } else if run.targets.iter().any(|t| t.read.is_none() || t.write.is_none()) {
-                // A cut Read IO table would give partial read figures: keep the totals only.
-                for t in &mut run.targets {
-                    t.read = None;
-                    t.write = None;
-                }
-                meta.warn(
-                    format!(
-                        "run {} lacks its Read IO or Write IO table (the file is truncated?); \
-                         only totals are given",
-                        run.number
-                    ),
-                    run.location.clone(),
-                );
-            }
+            check_tables(&mut run, &mut meta);
             runs.push(run);
             i = end;
             continue;
@@ -632,6 +613,43 @@ pub(super) fn read(file: &str, text: &str) -> Result<RawCapture, IngestError> {
         );
     }
     build(file, meta, runs)
+}
+
+/// The line after the `Results for` block starting at line `start`.
+fn results_end(lines: &[&str], start: usize) -> usize {
+    (start + 1..lines.len())
+        .find(|&k| {
+            let t = lines.get(k).map_or("", |l| l.trim());
+            t.starts_with("Results for ")
+                || t == "Input parameters:"
+                || t.starts_with("Command Line:")
+                || t == "Totals:"
+        })
+        .unwrap_or(lines.len())
+}
+
+/// Warns about a run without IO tables, or without its Read IO or Write IO table (then
+/// only its totals are kept: a cut table would give partial figures).
+fn check_tables(run: &mut Run, meta: &mut CaptureMeta) {
+    if run.targets.is_empty() {
+        meta.warn(
+            format!("run {} has no IO table (the file is truncated?); skipped", run.number),
+            run.location.clone(),
+        );
+    } else if run.targets.iter().any(|t| t.read.is_none() || t.write.is_none()) {
+        for t in &mut run.targets {
+            t.read = None;
+            t.write = None;
+        }
+        meta.warn(
+            format!(
+                "run {} lacks its Read IO or Write IO table (the file is truncated?); \
+                 only totals are given",
+                run.number
+            ),
+            run.location.clone(),
+        );
+    }
 }
 
 /// Gives each result target its configured settings (input parameters first, then the

@@ -319,140 +319,173 @@ fn read_span(meta: &mut CaptureMeta, span: &Node, number: usize, settings: SpanS
     run.test_time_s = num(meta, span, "TestTimeSeconds", &path);
     run.thread_count = num(meta, span, "ThreadCount", &path).and_then(to_u32);
     if let Some(cpu) = span.child("CpuUtilization") {
-        let cpath = format!("{path}/CpuUtilization");
-        run.cpu_pct = cpu.child("Average").and_then(|a| num(meta, a, "UsagePercent", &cpath));
-        if run.cpu_pct.is_none() {
-            let all: Vec<f64> =
-                cpu.children("CPU").filter_map(|c| num(meta, c, "UsagePercent", &cpath)).collect();
-            if !all.is_empty() {
-                run.cpu_pct = Some(all.iter().sum::<f64>() / all.len() as f64);
-            }
-        }
-        meta.ignore("CpuUtilization: UserPercent, KernelPercent, IdlePercent, per-CPU rows");
+        run.cpu_pct = span_cpu(meta, cpu, &format!("{path}/CpuUtilization"));
     }
     if let Some(lat) = span.child("Latency") {
-        let lpath = format!("{path}/Latency");
-        for b in lat.children("Bucket") {
-            let Some(p) = num(meta, b, "Percentile", &lpath) else { continue };
-            for (el, dir) in [
-                ("ReadMilliseconds", Direction::Read),
-                ("WriteMilliseconds", Direction::Write),
-                ("TotalMilliseconds", Direction::Total),
-            ] {
-                if let Some(ms) = num(meta, b, el, &lpath) {
-                    run.total_percentiles.push((dir, p, ms));
-                }
-            }
-        }
-        meta.ignore("Latency: run-wide averages and standard deviations (per-target figures used)");
+        run.total_percentiles = span_percentiles(meta, lat, &format!("{path}/Latency"));
     }
     if span.child("Iops").is_some() {
         meta.ignore("Iops: IopsStdDev, per-interval latency attributes of Iops/Bucket");
     }
-    let only_one = {
-        let mut paths: Vec<&str> = span
-            .children("Thread")
-            .flat_map(|t| t.children("Target"))
-            .filter_map(|t| t.text_of("Path"))
-            .collect();
-        paths.sort_unstable();
-        paths.dedup();
-        paths.len() == 1
-    };
+    let only_one = one_target_path(span);
     for (k, thread) in span.children("Thread").enumerate() {
         let tid = thread.text_of("Id").and_then(|t| t.parse::<u64>().ok()).unwrap_or(k as u64);
         for (m, target) in thread.children("Target").enumerate() {
             let tpath = format!("{path}/Thread[{}]/Target[{}]", k + 1, m + 1);
-            let Some(p) = target.text_of("Path") else {
-                meta.warn("skipped a thread's target without <Path>", Some(Location::xml(tpath)));
-                continue;
-            };
-            let rb = num(meta, target, "ReadBytes", &tpath);
-            let rc = num(meta, target, "ReadCount", &tpath);
-            let wb = num(meta, target, "WriteBytes", &tpath);
-            let wc = num(meta, target, "WriteCount", &tpath);
-            let tb = num(meta, target, "BytesCount", &tpath);
-            let tc = num(meta, target, "IOCount", &tpath);
-            let rl = num(meta, target, "AverageReadLatencyMilliseconds", &tpath);
-            let wl = num(meta, target, "AverageWriteLatencyMilliseconds", &tpath);
-            let tl = num(meta, target, "AverageLatencyMilliseconds", &tpath);
-            let rw = matches!((rb, rc, wb, wc), (Some(_), Some(_), Some(_), Some(_)));
-            if !rw && (tb.is_none() || tc.is_none()) {
-                meta.warn(
-                    "skipped a thread's target without byte and I/O counts",
-                    Some(Location::xml(tpath)),
-                );
-                continue;
-            }
-            for c in &target.children {
-                if !matches!(
-                    c.name.as_str(),
-                    "Path"
-                        | "ReadBytes"
-                        | "ReadCount"
-                        | "WriteBytes"
-                        | "WriteCount"
-                        | "BytesCount"
-                        | "IOCount"
-                        | "FileSize"
-                        | "AverageReadLatencyMilliseconds"
-                        | "AverageWriteLatencyMilliseconds"
-                        | "AverageLatencyMilliseconds"
-                        | "Iops"
-                ) {
-                    meta.ignore(format!("Thread/Target/{}", c.name));
-                }
-            }
-            let bucket_path = format!("{tpath}/Iops");
-            let mut buckets: Vec<(u64, f64)> = Vec::new();
-            if let Some(iops) = target.child("Iops") {
-                for b in iops.children("Bucket") {
-                    let ms = b.attr("SampleMillisecond").and_then(|v| v.parse::<u64>().ok());
-                    let total =
-                        b.attr("Total").and_then(|v| v.parse::<f64>().ok()).filter(|v| sane(*v));
-                    match (ms, total) {
-                        (Some(ms), Some(total)) => buckets.push((ms, total)),
-                        _ => meta.warn(
-                            "skipped an <Iops> interval bucket without SampleMillisecond/Total",
-                            Some(Location::xml(bucket_path.clone())),
-                        ),
-                    }
-                }
-            }
-            let file_size = num(meta, target, "FileSize", &tpath).map(|v| v.round() as u64);
-            let settings = run.span.target(p, only_one).cloned();
-            let t = run.target_mut(p);
-            if let Some(s) = settings
-                && t.threads.is_empty()
-            {
-                t.settings.fill_from(&s);
-            }
-            if t.settings.file_size.is_none() {
-                t.settings.file_size = file_size.filter(|v| *v > 0);
-            }
-            t.threads.insert(tid);
-            if rw {
-                let (rb, rc, wb, wc) =
-                    (rb.unwrap_or(0.0), rc.unwrap_or(0.0), wb.unwrap_or(0.0), wc.unwrap_or(0.0));
-                t.read.get_or_insert_with(DirStats::default).add(rb, rc, rl);
-                t.write.get_or_insert_with(DirStats::default).add(wb, wc, wl);
-                // The total is read + write; its latency is the thread's own average when given.
-                let mut total = DirStats::default();
-                total.add(rb + wb, rc + wc, tl);
-                t.total.get_or_insert_with(DirStats::default).merge(&total);
-            } else {
-                t.total.get_or_insert_with(DirStats::default).add(
-                    tb.unwrap_or(0.0),
-                    tc.unwrap_or(0.0),
-                    tl,
-                );
-            }
-            for (ms, total) in buckets {
-                *t.buckets.entry(ms).or_insert(0.0) += total;
-            }
+            read_thread_target(meta, &mut run, target, tid, &tpath, only_one);
         }
     }
     run
+}
+
+/// `CpuUtilization`: the average usage, else the mean of the CPUs'.
+fn span_cpu(meta: &mut CaptureMeta, cpu: &Node, cpath: &str) -> Option<f64> {
+    let mut pct = cpu.child("Average").and_then(|a| num(meta, a, "UsagePercent", cpath));
+    if pct.is_none() {
+        let all: Vec<f64> =
+            cpu.children("CPU").filter_map(|c| num(meta, c, "UsagePercent", cpath)).collect();
+        if !all.is_empty() {
+            pct = Some(all.iter().sum::<f64>() / all.len() as f64);
+        }
+    }
+    meta.ignore("CpuUtilization: UserPercent, KernelPercent, IdlePercent, per-CPU rows");
+    pct
+}
+
+/// `Latency/Bucket`s: the run-wide percentiles, per direction.
+fn span_percentiles(meta: &mut CaptureMeta, lat: &Node, lpath: &str) -> Vec<(Direction, f64, f64)> {
+    let mut out = Vec::new();
+    for b in lat.children("Bucket") {
+        let Some(p) = num(meta, b, "Percentile", lpath) else { continue };
+        for (el, dir) in [
+            ("ReadMilliseconds", Direction::Read),
+            ("WriteMilliseconds", Direction::Write),
+            ("TotalMilliseconds", Direction::Total),
+        ] {
+            if let Some(ms) = num(meta, b, el, lpath) {
+                out.push((dir, p, ms));
+            }
+        }
+    }
+    meta.ignore("Latency: run-wide averages and standard deviations (per-target figures used)");
+    out
+}
+
+/// Whether every thread's targets have one path.
+fn one_target_path(span: &Node) -> bool {
+    let mut paths: Vec<&str> = span
+        .children("Thread")
+        .flat_map(|t| t.children("Target"))
+        .filter_map(|t| t.text_of("Path"))
+        .collect();
+    paths.sort_unstable();
+    paths.dedup();
+    paths.len() == 1
+}
+
+/// One thread's `Target` (at `tpath`): its counts, latencies and IOPS buckets added to the
+/// run's target of the same path.
+fn read_thread_target(
+    meta: &mut CaptureMeta,
+    run: &mut Run,
+    target: &Node,
+    tid: u64,
+    tpath: &str,
+    only_one: bool,
+) {
+    let Some(p) = target.text_of("Path") else {
+        meta.warn("skipped a thread's target without <Path>", Some(Location::xml(tpath)));
+        return;
+    };
+    let rb = num(meta, target, "ReadBytes", tpath);
+    let rc = num(meta, target, "ReadCount", tpath);
+    let wb = num(meta, target, "WriteBytes", tpath);
+    let wc = num(meta, target, "WriteCount", tpath);
+    let tb = num(meta, target, "BytesCount", tpath);
+    let tc = num(meta, target, "IOCount", tpath);
+    let rl = num(meta, target, "AverageReadLatencyMilliseconds", tpath);
+    let wl = num(meta, target, "AverageWriteLatencyMilliseconds", tpath);
+    let tl = num(meta, target, "AverageLatencyMilliseconds", tpath);
+    let rw = matches!((rb, rc, wb, wc), (Some(_), Some(_), Some(_), Some(_)));
+    if !rw && (tb.is_none() || tc.is_none()) {
+        meta.warn(
+            "skipped a thread's target without byte and I/O counts",
+            Some(Location::xml(tpath)),
+        );
+        return;
+    }
+    ignore_unread_elements(meta, target);
+    let buckets = iops_buckets(meta, target, tpath);
+    let file_size = num(meta, target, "FileSize", tpath).map(|v| v.round() as u64);
+    let settings = run.span.target(p, only_one).cloned();
+    let t = run.target_mut(p);
+    if let Some(s) = settings
+        && t.threads.is_empty()
+    {
+        t.settings.fill_from(&s);
+    }
+    if t.settings.file_size.is_none() {
+        t.settings.file_size = file_size.filter(|v| *v > 0);
+    }
+    t.threads.insert(tid);
+    if rw {
+        let (rb, rc, wb, wc) =
+            (rb.unwrap_or(0.0), rc.unwrap_or(0.0), wb.unwrap_or(0.0), wc.unwrap_or(0.0));
+        t.read.get_or_insert_with(DirStats::default).add(rb, rc, rl);
+        t.write.get_or_insert_with(DirStats::default).add(wb, wc, wl);
+        // The total is read + write; its latency is the thread's own average when given.
+        let mut total = DirStats::default();
+        total.add(rb + wb, rc + wc, tl);
+        t.total.get_or_insert_with(DirStats::default).merge(&total);
+    } else {
+        t.total.get_or_insert_with(DirStats::default).add(tb.unwrap_or(0.0), tc.unwrap_or(0.0), tl);
+    }
+    for (ms, total) in buckets {
+        *t.buckets.entry(ms).or_insert(0.0) += total;
+    }
+}
+
+/// Records the elements of a thread's `Target` that are not read.
+fn ignore_unread_elements(meta: &mut CaptureMeta, target: &Node) {
+    for c in &target.children {
+        if !matches!(
+            c.name.as_str(),
+            "Path"
+                | "ReadBytes"
+                | "ReadCount"
+                | "WriteBytes"
+                | "WriteCount"
+                | "BytesCount"
+                | "IOCount"
+                | "FileSize"
+                | "AverageReadLatencyMilliseconds"
+                | "AverageWriteLatencyMilliseconds"
+                | "AverageLatencyMilliseconds"
+                | "Iops"
+        ) {
+            meta.ignore(format!("Thread/Target/{}", c.name));
+        }
+    }
+}
+
+/// `Iops/Bucket`s (with -D): (sample millisecond, IOs).
+fn iops_buckets(meta: &mut CaptureMeta, target: &Node, tpath: &str) -> Vec<(u64, f64)> {
+    let bucket_path = format!("{tpath}/Iops");
+    let mut buckets: Vec<(u64, f64)> = Vec::new();
+    if let Some(iops) = target.child("Iops") {
+        for b in iops.children("Bucket") {
+            let ms = b.attr("SampleMillisecond").and_then(|v| v.parse::<u64>().ok());
+            let total = b.attr("Total").and_then(|v| v.parse::<f64>().ok()).filter(|v| sane(*v));
+            match (ms, total) {
+                (Some(ms), Some(total)) => buckets.push((ms, total)),
+                _ => meta.warn(
+                    "skipped an <Iops> interval bucket without SampleMillisecond/Total",
+                    Some(Location::xml(bucket_path.clone())),
+                ),
+            }
+        }
+    }
+    buckets
 }
 
 pub(super) fn read(file: &str, text: &str) -> Result<RawCapture, IngestError> {

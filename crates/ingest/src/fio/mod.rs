@@ -31,11 +31,12 @@ use advisor_model::{CaptureMeta, Format, Location, Metric, RawCapture, Table, Ta
 
 pub use self::targets::ReadOptions;
 
+use self::json::SyntaxError;
 use self::metrics::{Row, add_percentiles, busy_for, metrics, report_disks};
 use self::settings::{errno_name, settings_for};
-use self::stats::Entry;
+use self::stats::{Doc, Entry};
 use self::stream::{check_stream, delta, describe_units, interval_of, read_documents, utc_offset};
-use self::targets::make_groups;
+use self::targets::{Group, make_groups};
 use self::text::{outside_lines, report_outside_text};
 use crate::formats::{CaptureFormat, Head, Read, Sniff};
 use crate::{ErrorKind, IngestError};
@@ -124,36 +125,69 @@ pub fn read_with(file: &str, text: &str, opts: ReadOptions) -> Result<RawCapture
             first_line.map(|l| Location::line(l, 1)),
         );
     }
-    let text = fixed.as_ref();
+    let (docs, fio_said) = documents(file, fixed.as_ref(), &mut meta)?;
+    let (docs, stream) = check_stream(docs, &mut meta);
+    let Some(last) = docs.last() else {
+        return Err(IngestError::invalid(file, None, "no fio JSON document with a `jobs` array"));
+    };
+    let offset_min = describe_run(last, &mut meta);
+    let job_errors = job_errors(last, &mut meta);
+
+    let groups = make_groups(last, opts);
+    let mut out = Targets::default();
+    for g in &groups {
+        let entries: Vec<&Entry> = g.idx.iter().filter_map(|&i| last.entries.get(i)).collect();
+        let Some(first) = entries.first() else { continue };
+        let job = Job {
+            group: g,
+            label: format!("job {:?} (group {})", first.jobname, first.groupid),
+            per_entry: g.jobs_per_entry(first),
+            path: first.path.clone(),
+            entries,
+        };
+        let rows = if stream {
+            interval_rows(&job, &docs, offset_min, &mut meta)
+        } else {
+            summary_rows(&job, &groups, last, &mut out.used_disks, &mut meta)
+        };
+        if rows.is_empty() {
+            meta.warn(
+                format!("{} did no IO (runtime 0): no target made for it", job.label),
+                Some(Location::json(job.path.clone())),
+            );
+            continue;
+        }
+        add_target(&mut out, &job, &rows, &mut meta);
+    }
+    if out.table.is_empty() {
+        return Err(no_results(file, &job_errors, &fio_said));
+    }
+    if !out.cpu_notes.is_empty() {
+        meta.notes.push(format!(
+            "usr_cpu + sys_cpu (share of ONE CPU used by fio's own processes, summed over \
+             clones; not machine CPU, so not mapped to cpu_pct): {}",
+            out.cpu_notes.join(", ")
+        ));
+    }
+    if stream {
+        stream_notes(&docs, offset_min, &mut meta);
+    }
+    report_disks(last, &out.used_disks, &mut meta);
+    record_ignored(&docs, last, &mut meta);
+    Ok(RawCapture { meta, table: out.table, since_boot: None })
+}
+
+/// The fio documents of the text (text around them and a broken last one noted in
+/// `meta`), and what fio said outside them.
+fn documents(
+    file: &str,
+    text: &str,
+    meta: &mut CaptureMeta,
+) -> Result<(Vec<Doc>, Vec<String>), IngestError> {
     let (raw_docs, syntax) = json::parse_documents(text);
     let outside = outside_lines(text, &raw_docs, syntax.as_ref().map(|s| s.start));
     if raw_docs.is_empty() {
-        if let Some(e) = syntax {
-            return Err(IngestError::invalid(
-                file,
-                Some(e.location),
-                if e.message.starts_with("EOF while parsing") {
-                    format!(
-                        "the JSON stops before its end (cut short while fio wrote it, or by a \
-                         copy?): {}",
-                        e.message
-                    )
-                } else {
-                    format!("broken JSON: {}", e.message)
-                },
-            ));
-        }
-        let fio: Vec<&str> =
-            outside.iter().map(|(_, l)| *l).filter(|l| l.starts_with("fio: ")).collect();
-        if !fio.is_empty() {
-            let message = fio.join("; ");
-            return Err(IngestError::new(file, None, ErrorKind::FioError { message }));
-        }
-        return Err(IngestError::invalid(
-            file,
-            None,
-            "no fio JSON document (a `{` followed by \"fio version\") found",
-        ));
+        return Err(no_document(file, syntax, &outside));
     }
     if let Some(e) = &syntax {
         meta.warn(
@@ -167,15 +201,47 @@ pub fn read_with(file: &str, text: &str, opts: ReadOptions) -> Result<RawCapture
             Some(e.location.clone()),
         );
     }
-    let fio_said = report_outside_text(&mut meta, &outside);
+    let fio_said = report_outside_text(meta, &outside);
+    let docs = read_documents(file, &raw_docs, meta)?;
+    Ok((docs, fio_said))
+}
 
-    let docs = read_documents(file, &raw_docs, &mut meta)?;
-    let (docs, stream) = check_stream(docs, &mut meta);
-    let Some(last) = docs.last() else {
-        return Err(IngestError::invalid(file, None, "no fio JSON document with a `jobs` array"));
-    };
+/// The error for a text without a complete fio document: its JSON error, else what fio
+/// said, else that there is none.
+fn no_document(file: &str, syntax: Option<SyntaxError>, outside: &[(u64, &str)]) -> IngestError {
+    if let Some(e) = syntax {
+        return IngestError::invalid(
+            file,
+            Some(e.location),
+            if e.message.starts_with("EOF while parsing") {
+                format!(
+                    "the JSON stops before its end (cut short while fio wrote it, or by a \
+                     copy?): {}",
+                    e.message
+                )
+            } else {
+                format!("broken JSON: {}", e.message)
+            },
+        );
+    }
+    let fio: Vec<&str> =
+        outside.iter().map(|(_, l)| *l).filter(|l| l.starts_with("fio: ")).collect();
+    if !fio.is_empty() {
+        let message = fio.join("; ");
+        return IngestError::new(file, None, ErrorKind::FioError { message });
+    }
+    IngestError::invalid(
+        file,
+        None,
+        "no fio JSON document (a `{` followed by \"fio version\") found",
+    )
+}
+
+/// The run's version, units, time zone and end time, from its last document; the UTC
+/// offset in minutes, when fio's `time` gives it.
+fn describe_run(last: &Doc, meta: &mut CaptureMeta) -> Option<i32> {
     meta.version = last.version.clone();
-    describe_units(last, &mut meta);
+    describe_units(last, meta);
     let offset_min = utc_offset(last);
     if let Some(off) = offset_min {
         meta.utc_offset_min = Some(off);
@@ -183,8 +249,11 @@ pub fn read_with(file: &str, text: &str, opts: ReadOptions) -> Result<RawCapture
     if let Some(t) = &last.time {
         meta.notes.push(format!("fio finished at {t} (local time of the machine)"));
     }
+    offset_min
+}
 
-    // Jobs that failed.
+/// A warning for each job that ended with an error; their messages.
+fn job_errors(last: &Doc, meta: &mut CaptureMeta) -> Vec<String> {
     let mut job_errors = Vec::new();
     for e in &last.entries {
         if e.error != 0 {
@@ -199,127 +268,156 @@ pub fn read_with(file: &str, text: &str, opts: ReadOptions) -> Result<RawCapture
             job_errors.push(msg);
         }
     }
+    job_errors
+}
 
-    let groups = make_groups(last, opts);
-    let mut table = Table::default();
-    let mut used_disks: Vec<String> = Vec::new();
-    let mut cpu_notes = Vec::new();
-    for g in &groups {
-        let entries: Vec<&Entry> = g.idx.iter().filter_map(|&i| last.entries.get(i)).collect();
-        let Some(first) = entries.first() else { continue };
-        let label = format!("job {:?} (group {})", first.jobname, first.groupid);
-        let per_entry = g.jobs_per_entry(first);
-        let mut rows: Vec<Row> = Vec::new();
-        if stream {
-            let mut idle = 0usize;
-            for (k, doc) in docs.iter().enumerate() {
-                let prev = k.checked_sub(1).and_then(|p| docs.get(p));
-                let deltas: Vec<Entry> = g
-                    .idx
-                    .iter()
-                    .filter_map(|&i| {
-                        let cur = doc.entries.get(i)?;
-                        Some(delta(cur, prev.and_then(|p| p.entries.get(i))))
-                    })
-                    .collect();
-                let refs: Vec<&Entry> = deltas.iter().collect();
-                let values = metrics(&refs, per_entry, &label, &mut meta, false);
-                if values.is_empty() {
-                    idle += 1;
-                    continue;
-                }
-                let time =
-                    doc.timestamp_ms.map(|t| t + i64::from(offset_min.unwrap_or(0)) * 60_000);
-                rows.push((time, values));
-            }
-            if idle > 0 {
-                meta.notes.push(format!(
-                    "{}: {idle} interval(s) with no IO left out of the time series",
-                    g.name
-                ));
-            }
-        } else {
-            let mut values = metrics(&entries, per_entry, &label, &mut meta, true);
-            if !values.is_empty() {
-                if let Some((busy, note)) = busy_for(g, &groups, last, &mut used_disks) {
-                    values.push((Metric::BusyPct, busy));
-                    meta.notes.push(note);
-                }
-                rows.push((None, values));
-            }
-        }
-        if rows.is_empty() {
-            meta.warn(
-                format!("{label} did no IO (runtime 0): no target made for it"),
-                Some(Location::json(first.path.clone())),
-            );
+/// One target to be: a group of the last document's entries (one job, or its clones).
+struct Job<'a> {
+    group: &'a Group,
+    entries: Vec<&'a Entry>,
+    /// `job "name" (group N)`, for messages.
+    label: String,
+    /// Processes one entry stands for ([`Group::jobs_per_entry`]).
+    per_entry: u32,
+    /// The JSON path of the first entry.
+    path: String,
+}
+
+/// What the jobs add up to.
+#[derive(Default)]
+struct Targets {
+    table: Table,
+    /// Disks of `disk_util` given to a job's busy_pct.
+    used_disks: Vec<String>,
+    /// `target N%` of fio's own CPU use.
+    cpu_notes: Vec<String>,
+}
+
+/// A `--status-interval` stream's rows of a job: one per interval with IO.
+fn interval_rows(
+    job: &Job<'_>,
+    docs: &[Doc],
+    offset_min: Option<i32>,
+    meta: &mut CaptureMeta,
+) -> Vec<Row> {
+    let mut rows = Vec::new();
+    let mut idle = 0usize;
+    for (k, doc) in docs.iter().enumerate() {
+        let prev = k.checked_sub(1).and_then(|p| docs.get(p));
+        let deltas: Vec<Entry> = job
+            .group
+            .idx
+            .iter()
+            .filter_map(|&i| {
+                let cur = doc.entries.get(i)?;
+                Some(delta(cur, prev.and_then(|p| p.entries.get(i))))
+            })
+            .collect();
+        let refs: Vec<&Entry> = deltas.iter().collect();
+        let values = metrics(&refs, job.per_entry, &job.label, meta, false);
+        if values.is_empty() {
+            idle += 1;
             continue;
         }
-        let target = meta.target_index(&g.name, TargetKind::Benchmark, None);
-        for (time, values) in &rows {
-            table.push_row(target, *time, values);
-        }
-        add_percentiles(&mut meta, target, &entries);
-        let settings = settings_for(target, &entries, per_entry, &g.name, &mut meta);
-        meta.bench.push(settings);
-        if entries.len() > 1 {
-            meta.notes.push(format!(
-                "{}: {} entries of {label} merged (numjobs clones without group_reporting): \
-                 IOPS and MB/s summed, latency weighted by IOs, queue depth summed, \
-                 percentiles are the IO-weighted average of the clones' (approximate)",
-                g.name,
-                entries.len()
-            ));
-        }
-        let cpu: Vec<f64> = entries.iter().filter_map(|e| e.cpu_pct).collect();
-        if !cpu.is_empty() {
-            cpu_notes.push(format!("{} {:.1}%", g.name, cpu.iter().sum::<f64>()));
-        }
+        let time = doc.timestamp_ms.map(|t| t + i64::from(offset_min.unwrap_or(0)) * 60_000);
+        rows.push((time, values));
     }
-    if table.is_empty() {
-        if !job_errors.is_empty() {
-            let mut message = job_errors.join("; ");
-            if !fio_said.is_empty() {
-                message = format!("{message}; fio said: {}", fio_said.join("; "));
-            }
-            return Err(IngestError::new(file, None, ErrorKind::FioError { message }));
-        }
-        return Err(IngestError::invalid(
-            file,
-            Some(Location::json("$.jobs")),
-            "no job has results: each ran for 0 ms or did no IO (fio's runtime is 0 in every \
-             direction), so there are no rates to read; rerun fio with a runtime, e.g. \
-             --runtime=60 --time_based",
-        ));
-    }
-    if !cpu_notes.is_empty() {
+    if idle > 0 {
         meta.notes.push(format!(
-            "usr_cpu + sys_cpu (share of ONE CPU used by fio's own processes, summed over \
-             clones; not machine CPU, so not mapped to cpu_pct): {}",
-            cpu_notes.join(", ")
+            "{}: {idle} interval(s) with no IO left out of the time series",
+            job.group.name
         ));
     }
-    if stream {
+    rows
+}
+
+/// A single document's row of a job (none when it did no IO), with the busy_pct of its
+/// disk when `disk_util` tells it.
+fn summary_rows(
+    job: &Job<'_>,
+    groups: &[Group],
+    last: &Doc,
+    used_disks: &mut Vec<String>,
+    meta: &mut CaptureMeta,
+) -> Vec<Row> {
+    let mut values = metrics(&job.entries, job.per_entry, &job.label, meta, true);
+    if values.is_empty() {
+        return Vec::new();
+    }
+    if let Some((busy, note)) = busy_for(job.group, groups, last, used_disks) {
+        values.push((Metric::BusyPct, busy));
+        meta.notes.push(note);
+    }
+    vec![(None, values)]
+}
+
+/// The job's target: its rows, percentiles, settings, and notes on merged clones and CPU.
+fn add_target(out: &mut Targets, job: &Job<'_>, rows: &[Row], meta: &mut CaptureMeta) {
+    let name = &job.group.name;
+    let target = meta.target_index(name, TargetKind::Benchmark, None);
+    for (time, values) in rows {
+        out.table.push_row(target, *time, values);
+    }
+    add_percentiles(meta, target, &job.entries);
+    let settings = settings_for(target, &job.entries, job.per_entry, name, meta);
+    meta.bench.push(settings);
+    if job.entries.len() > 1 {
         meta.notes.push(format!(
-            "{} cumulative --status-interval reports: one row per interval from the \
-             difference of consecutive reports (IOs, bytes, runtime, latency sums), stamped \
-             with the time of the report that closes it; busy_pct is not split per interval; \
-             settings and percentiles come from the final report",
-            docs.len()
+            "{name}: {} entries of {} merged (numjobs clones without group_reporting): \
+             IOPS and MB/s summed, latency weighted by IOs, queue depth summed, \
+             percentiles are the IO-weighted average of the clones' (approximate)",
+            job.entries.len(),
+            job.label
         ));
-        meta.interval_s = interval_of(&docs);
-        meta.notes.push(match offset_min {
-            Some(off) => format!(
-                "interval times are fio's timestamp_ms (UTC) shifted by {off} min to the wall \
-                 clock of its `time` field"
-            ),
-            None => "interval times are fio's timestamp_ms (UTC)".to_owned(),
-        });
     }
-    report_disks(last, &used_disks, &mut meta);
+    let cpu: Vec<f64> = job.entries.iter().filter_map(|e| e.cpu_pct).collect();
+    if !cpu.is_empty() {
+        out.cpu_notes.push(format!("{name} {:.1}%", cpu.iter().sum::<f64>()));
+    }
+}
+
+/// The error when no job has results: the jobs' errors (and what fio said) if any failed.
+fn no_results(file: &str, job_errors: &[String], fio_said: &[String]) -> IngestError {
+    if !job_errors.is_empty() {
+        let mut message = job_errors.join("; ");
+        if !fio_said.is_empty() {
+            message = format!("{message}; fio said: {}", fio_said.join("; "));
+        }
+        return IngestError::new(file, None, ErrorKind::FioError { message });
+    }
+    IngestError::invalid(
+        file,
+        Some(Location::json("$.jobs")),
+        "no job has results: each ran for 0 ms or did no IO (fio's runtime is 0 in every \
+         direction), so there are no rates to read; rerun fio with a runtime, e.g. \
+         --runtime=60 --time_based",
+    )
+}
+
+/// The notes of a `--status-interval` stream, and its interval.
+fn stream_notes(docs: &[Doc], offset_min: Option<i32>, meta: &mut CaptureMeta) {
+    meta.notes.push(format!(
+        "{} cumulative --status-interval reports: one row per interval from the \
+         difference of consecutive reports (IOs, bytes, runtime, latency sums), stamped \
+         with the time of the report that closes it; busy_pct is not split per interval; \
+         settings and percentiles come from the final report",
+        docs.len()
+    ));
+    meta.interval_s = interval_of(docs);
+    meta.notes.push(match offset_min {
+        Some(off) => format!(
+            "interval times are fio's timestamp_ms (UTC) shifted by {off} min to the wall \
+             clock of its `time` field"
+        ),
+        None => "interval times are fio's timestamp_ms (UTC)".to_owned(),
+    });
+}
+
+/// The keys of the documents that are not read, json+ histograms and trims.
+fn record_ignored(docs: &[Doc], last: &Doc, meta: &mut CaptureMeta) {
     let mut job_keys: Vec<&str> = Vec::new();
     let mut dir_keys: Vec<&str> = Vec::new();
-    for d in &docs {
+    for d in docs {
         for k in &d.ignored_job {
             if !job_keys.contains(&k.as_str()) {
                 job_keys.push(k);
@@ -348,5 +446,4 @@ pub fn read_with(file: &str, text: &str, opts: ReadOptions) -> Result<RawCapture
     if trims > 0.0 {
         meta.ignore(format!("trim ({trims} trims: advisor has no trim metric)"));
     }
-    Ok(RawCapture { meta, table, since_boot: None })
 }

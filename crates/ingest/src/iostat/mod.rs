@@ -1,16 +1,19 @@
 //! sysstat `iostat` readers: text (every column layout since sysstat 9) and `-o JSON`.
 //!
-//! Both readers turn the input into [`Run`]s of [`Report`]s (one run per host and per
-//! banner: a file can hold several hosts via pdsh, or several appended iostat runs), then
-//! [`assemble`] builds the [`RawCapture`]: the first report of each run is the average
-//! since boot and goes to `since_boot`, the others form the time series.
+//! Both readers read the input as runs of [`Report`]s (one run per host and per banner: a
+//! file can hold several hosts via pdsh, or several appended iostat runs) and give them to
+//! an [`Assembler`] as they go, which builds the [`RawCapture`]: the first report of each
+//! run is the average since boot and goes to `since_boot`, the others form the time
+//! series. The JSON reader is one module folder: `json/values.rs` (JSON values without a
+//! tree of the document), `json/report.rs` (one report), `json/document.rs` (the
+//! document's layout: hosts and their reports), `json/mod.rs` (text around the document,
+//! a document cut short).
 //!
 //! Columns are mapped by name ([`columns::classify`]), never by position. Output units:
 //! IOPS, MiB/s (sysstat's kB and MB are 1024-based), ms, KiB, IOs, percent.
 
 mod columns;
 mod json;
-mod json_stream;
 mod text;
 mod time;
 
@@ -184,13 +187,6 @@ impl Report {
         self.seen = false;
     }
 
-    /// Adds a device row at the end.
-    fn add_device(&mut self, row: DevRow) {
-        self.devices.truncate(self.len);
-        self.devices.push(row);
-        self.len = self.devices.len();
-    }
-
     /// A new device row at the end (the next spare one, emptied, when there is one).
     fn push_device(&mut self, name: &str, group: bool) -> &mut DevRow {
         let key = name_key(name);
@@ -222,13 +218,6 @@ impl Report {
             None => self.push_device(name, group),
         }
     }
-}
-
-/// The reports of one iostat invocation on one host.
-#[derive(Debug, Clone, Default)]
-struct Run {
-    host: Option<String>,
-    reports: Vec<Report>,
 }
 
 /// Partition or whole device, from the name and the other names of the same report

@@ -92,22 +92,7 @@ const SAMPLE_LINES: usize = 50;
 /// Errors: an empty file, a header without counter columns, no counter that maps to a
 /// metric (with the localized-names advice when that is why), or no data line.
 pub fn prepare(file: &str, text: &str) -> Result<Prepared, IngestError> {
-    // Skip blank lines before the header.
-    let mut offset = 0usize;
-    let mut line_no = 1u64;
-    loop {
-        let rest = &text[offset..];
-        let end = rest.find('\n').map_or(rest.len(), |i| i + 1);
-        if rest.is_empty() {
-            return Err(IngestError::new(file, None, ErrorKind::Empty));
-        }
-        if !rest[..end].trim().is_empty() {
-            break;
-        }
-        offset += end;
-        line_no += 1;
-    }
-    let header_line_no = line_no;
+    let (offset, header_line_no) = first_line(file, text)?;
     let rest = &text[offset..];
     let header_end = rest.find('\n').map_or(rest.len(), |i| i + 1);
     let header_line = rest[..header_end].trim_end_matches(['\n', '\r']);
@@ -126,52 +111,12 @@ pub fn prepare(file: &str, text: &str) -> Result<Prepared, IngestError> {
     }
 
     let mut meta = CaptureMeta::new(FORMAT);
-    let first = header::parse_first_cell(headers.first().map_or("", String::as_str));
-    meta.version = first.version.clone();
-    meta.timezone = first.timezone.clone();
-    meta.utc_offset_min = first.utc_offset_min();
-    if first.version.is_none() {
-        meta.notes.push(
-            "the header has no (PDH-CSV 4.0) cell (the file was re-saved by another program?)"
-                .to_owned(),
-        );
-    }
-    if first.truncated {
-        meta.warn(
-            format!(
-                "the time zone in the header is cut short ({:?}; non-English zone names lose \
-                 everything from their first non-ASCII character): the UTC offset is unknown, \
-                 times are the capture's local wall clock",
-                headers.first().map_or("", |h| h.trim())
-            ),
-            at_header.clone(),
-        );
-    }
-
+    describe_first_cell(&headers, at_header.clone(), &mut meta);
     let columns = counters::plan(&headers, header_line_no, &mut meta);
     if columns.is_empty() {
         return Err(no_metric_error(file, &meta, at_header));
     }
-
-    // A sample of data lines: the date order of a re-save, and decimal commas.
-    let sample: Vec<&str> =
-        text[body_start..].lines().filter(|l| !l.trim().is_empty()).take(SAMPLE_LINES).collect();
-    let first_cells: Vec<String> = sample
-        .iter()
-        .filter_map(|l| header::split_cells(l, separator).into_iter().next())
-        .collect();
-    let order = time::guess_date_order(first_cells.iter().map(String::as_str));
-    let decimal_comma = header::detect_decimal_comma(sample.iter().copied(), separator);
-    if separator != b',' {
-        meta.notes.push(format!(
-            "cells are separated by {}{}: the file was re-saved by a spreadsheet",
-            if separator == b';' { "semicolons" } else { "tabs" },
-            if decimal_comma { " and numbers use a decimal comma" } else { "" }
-        ));
-    }
-    if order == DateOrder::DayFirst {
-        meta.notes.push("dates are read day first (DD/MM/YYYY), as some days exceed 12".to_owned());
-    }
+    let (order, decimal_comma) = sample_formats(&text[body_start..], separator, &mut meta);
 
     let shape = scan::Shape { columns: headers.len(), separator, order };
     let scanned = scan::scan(text, body_start, header_line_no + 1, shape, &mut meta);
@@ -199,6 +144,73 @@ pub fn prepare(file: &str, text: &str) -> Result<Prepared, IngestError> {
         segments: scanned.segments,
         time_ms: scanned.time_ms,
     })
+}
+
+/// The byte offset and line number of the first line that is not blank (the header).
+fn first_line(file: &str, text: &str) -> Result<(usize, u64), IngestError> {
+    let mut offset = 0usize;
+    let mut line_no = 1u64;
+    loop {
+        let rest = &text[offset..];
+        let end = rest.find('\n').map_or(rest.len(), |i| i + 1);
+        if rest.is_empty() {
+            return Err(IngestError::new(file, None, ErrorKind::Empty));
+        }
+        if !rest[..end].trim().is_empty() {
+            return Ok((offset, line_no));
+        }
+        offset += end;
+        line_no += 1;
+    }
+}
+
+/// The version and time zone of the header's first cell, `(PDH-CSV 4.0) (zone)(offset)`.
+fn describe_first_cell(headers: &[String], at_header: Option<Location>, meta: &mut CaptureMeta) {
+    let first = header::parse_first_cell(headers.first().map_or("", String::as_str));
+    meta.version = first.version.clone();
+    meta.timezone = first.timezone.clone();
+    meta.utc_offset_min = first.utc_offset_min();
+    if first.version.is_none() {
+        meta.notes.push(
+            "the header has no (PDH-CSV 4.0) cell (the file was re-saved by another program?)"
+                .to_owned(),
+        );
+    }
+    if first.truncated {
+        meta.warn(
+            format!(
+                "the time zone in the header is cut short ({:?}; non-English zone names lose \
+                 everything from their first non-ASCII character): the UTC offset is unknown, \
+                 times are the capture's local wall clock",
+                headers.first().map_or("", |h| h.trim())
+            ),
+            at_header,
+        );
+    }
+}
+
+/// The date order and whether numbers use a decimal comma, from a sample of the data lines
+/// (`body`: the text after the header); notes for a spreadsheet's re-save.
+fn sample_formats(body: &str, separator: u8, meta: &mut CaptureMeta) -> (DateOrder, bool) {
+    let sample: Vec<&str> =
+        body.lines().filter(|l| !l.trim().is_empty()).take(SAMPLE_LINES).collect();
+    let first_cells: Vec<String> = sample
+        .iter()
+        .filter_map(|l| header::split_cells(l, separator).into_iter().next())
+        .collect();
+    let order = time::guess_date_order(first_cells.iter().map(String::as_str));
+    let decimal_comma = header::detect_decimal_comma(sample.iter().copied(), separator);
+    if separator != b',' {
+        meta.notes.push(format!(
+            "cells are separated by {}{}: the file was re-saved by a spreadsheet",
+            if separator == b';' { "semicolons" } else { "tabs" },
+            if decimal_comma { " and numbers use a decimal comma" } else { "" }
+        ));
+    }
+    if order == DateOrder::DayFirst {
+        meta.notes.push("dates are read day first (DD/MM/YYYY), as some days exceed 12".to_owned());
+    }
+    (order, decimal_comma)
 }
 
 /// Says where sample times go backwards (a clock set back, captures appended) or repeat

@@ -119,6 +119,22 @@ impl Checker<'_> {
                     _ => Some(Ty::scalar(Dim::Time)),
                 }
             }
+            Builtin::Longest | Builtin::Runs | Builtin::Spans => {
+                let a = ty(0);
+                self.want(a.dim == Dim::Bool && a.series, name, 0, "a bool series", args, t)?;
+                Some(Ty::scalar(match b {
+                    Builtin::Longest => Dim::Time,
+                    Builtin::Runs => Dim::Count,
+                    _ => Dim::Text,
+                }))
+            }
+            Builtin::During => {
+                let a = ty(0);
+                self.want(a.dim.is_numeric() && a.series, name, 0, "a numeric series", args, t)?;
+                let c = ty(1);
+                self.want(c.dim == Dim::Bool && c.series, name, 1, "a bool series", args, t)?;
+                Some(a)
+            }
             Builtin::Abs => {
                 self.want(ty(0).dim.is_numeric(), name, 0, "a number", args, t)?;
                 Some(ty(0))
@@ -155,11 +171,6 @@ impl Checker<'_> {
                     self.want(count, name, 2, "a count", args, t)?;
                 }
                 Some(Ty { dim: a.dim, series: true })
-            }
-            Builtin::Longest => {
-                let a = ty(0);
-                self.want(a.dim == Dim::Bool && a.series, name, 0, "a bool series", args, t)?;
-                Some(Ty::scalar(Dim::Time))
             }
             Builtin::DiskCapsNear | Builtin::VmSizesNear | Builtin::VmSizesNearIn => {
                 let x = ty(0);

@@ -218,11 +218,20 @@ impl Evaluation<'_> {
                 let Some(t) = c.targets.get(i) else { return missing("internal: target") };
                 self.target_topology(t.id, f, &self.label(e))
             }
+            (Element::Target(i), Field::Target(TargetField::Budget)) => {
+                let Some(t) = c.targets.get(i) else { return missing("internal: target") };
+                match platform_budget(t) {
+                    Some(b) => Ok(Value::Text(b.to_owned())),
+                    None => missing(format!("{} is not an Azure Monitor budget", t.name)),
+                }
+            }
             (Element::Target(i), Field::Target(f)) => {
                 let Some(t) = c.targets.get(i) else { return missing("internal: target") };
                 Ok(Value::Text(match f {
                     TargetField::Name => t.name.clone(),
-                    TargetField::Disks | TargetField::MbpsCap => String::new(),
+                    TargetField::Disks | TargetField::MbpsCap | TargetField::Budget => {
+                        String::new()
+                    }
                     TargetField::Kind => match t.kind {
                         TargetKind::Disk => "disk",
                         TargetKind::Volume => "volume",
@@ -230,6 +239,7 @@ impl Evaluation<'_> {
                         TargetKind::Benchmark => "benchmark",
                         TargetKind::Aggregate => "aggregate",
                         TargetKind::Host => "host",
+                        TargetKind::Platform => "platform",
                     }
                     .to_owned(),
                 }))
@@ -337,4 +347,19 @@ fn bench_field(b: &BenchInfo, f: BenchField, label: &str) -> OrMissing<Value> {
         // Answered by the caller, which knows the topology's disks.
         BenchField::HostCache => missing("internal: bench.host_cache"),
     }
+}
+
+/// The budget a platform target meters, from the name the Azure Monitor reader gives it
+/// (`VM cached`, `VM uncached`, `VM disks`, else a disk; scale sets prefix `NAME: `).
+fn platform_budget(t: &super::TargetInfo) -> Option<&'static str> {
+    if t.kind != TargetKind::Platform {
+        return None;
+    }
+    let base = t.name.rsplit(": ").next().unwrap_or(&t.name);
+    Some(match base {
+        "VM cached" => "vm cached",
+        "VM uncached" => "vm uncached",
+        "VM disks" => "vm disks",
+        _ => "disk",
+    })
 }

@@ -99,6 +99,28 @@ impl Evaluation<'_> {
                 }
                 _ => missing(self.no_interval(args)),
             },
+            (Builtin::Longest | Builtin::Runs | Builtin::Spans, Some(cond), _, _) => {
+                let s = match cond {
+                    Value::Bools(s) if !s.is_empty() => s,
+                    Value::Bool(false) if b == Builtin::Runs => return Ok(Value::Num(0.0)),
+                    Value::Bool(false) if b == Builtin::Longest => return Ok(Value::Num(0.0)),
+                    _ => return missing(format!("no samples in `{}`", self.src(&args[0]))),
+                };
+                let Some(iv) = s.interval_s() else { return missing(self.no_interval(args)) };
+                let runs = value::runs(&s, iv);
+                Ok(match b {
+                    Builtin::Longest => Value::Num(value::longest_run_s(&s, iv)),
+                    Builtin::Runs => Value::Num(runs.len() as f64),
+                    _ => Value::Text(value::spans_text(&runs, iv)),
+                })
+            }
+            (Builtin::During, Some(Value::Nums(x)), Some(Value::Bools(c)), _) => {
+                let kept = x.join(&c, |v, keep| if keep { v } else { f64::NAN }).finite();
+                if kept.is_empty() {
+                    return missing(format!("`{}` never holds", self.src(&args[1])));
+                }
+                Ok(Value::Nums(kept))
+            }
             (Builtin::Min2, Some(x), Some(y), _) => num_op(x, y, f64::min),
             (Builtin::Max2, Some(x), Some(y), _) => num_op(x, y, f64::max),
             (Builtin::Abs, Some(x), _, _) => match x {

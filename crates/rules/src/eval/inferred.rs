@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use super::facts::CatalogCaps;
-use super::value::{self, OrMissing, TimeSeries, Value, missing};
+use super::value::{OrMissing, TimeSeries, Value, missing};
 use super::{AZURE_MB, Evaluation};
 use crate::builtins::Builtin;
 use crate::check::TypedExpr;
@@ -245,7 +245,7 @@ pub(crate) fn vm_sizes_near(
 }
 
 impl Evaluation<'_> {
-    /// `keep`, `longest`, `plateau`, `disk_caps_near` and `vm_sizes_near`.
+    /// `keep`, `plateau`, `disk_caps_near` and `vm_sizes_near`.
     pub(super) fn inferred(&mut self, b: Builtin, args: &[TypedExpr]) -> OrMissing<Value> {
         let mut vals = Vec::with_capacity(args.len());
         for a in args {
@@ -254,11 +254,6 @@ impl Evaluation<'_> {
         let arg = |i: usize| args.get(i).map(|a| self.src(a)).unwrap_or_default();
         match (b, vals.as_slice()) {
             (Builtin::Keep, [Value::Nums(x), cond]) => Ok(Value::Nums(select(x, cond))),
-            (Builtin::Longest, [Value::Bools(c)]) => match c.interval_s() {
-                Some(iv) => Ok(Value::Num(value::longest_run_s(c, iv))),
-                None => missing(self.no_interval(args)),
-            },
-            (Builtin::Longest, [Value::Bool(false)]) => Ok(Value::Num(0.0)),
             (Builtin::Plateau, [Value::Nums(x), busy, Value::Num(min)]) => {
                 // A benchmark's one summary row is its own plateau.
                 if x.len() == 1 && x.times.first().is_some_and(Option::is_none) {

@@ -58,6 +58,9 @@ pub const NO_BENCH: &str = "no benchmark in the inputs: add a fio JSON or DiskSp
 /// The reason for target rules without disk, volume or device targets.
 pub const NO_TARGETS: &str = "no disk, volume or device targets in the captures";
 
+/// The reason for platform rules without Azure Monitor metrics.
+pub const NO_PLATFORM: &str = "no Azure Monitor metrics in the inputs: add the JSON of `az monitor metrics list --resource VM_ID --interval PT1M --metrics \"VM Cached IOPS Consumed Percentage\" ... --output json`";
+
 /// Findings and rules not evaluated.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Outcome {
@@ -127,11 +130,12 @@ fn subjects(scope: Scope, facts: &Facts) -> Result<Vec<Option<Element>>, &'stati
             .collect(),
         Scope::Pool => (0..facts.pools.len()).map(|i| Some(Element::Pool(i))).collect(),
         Scope::Bench => (0..facts.benches.len()).map(|i| Some(Element::Bench(i))).collect(),
-        Scope::Target => facts
+        Scope::Target | Scope::Platform => facts
             .targets
             .iter()
             .enumerate()
-            .filter(|(_, t)| is_storage(t.kind))
+            .filter(|(_, t)| (scope == Scope::Platform) == (t.kind == TargetKind::Platform))
+            .filter(|(_, t)| t.kind == TargetKind::Platform || is_storage(t.kind))
             .map(|(i, _)| Some(Element::Target(i)))
             .collect(),
     };
@@ -142,6 +146,7 @@ fn subjects(scope: Scope, facts: &Facts) -> Result<Vec<Option<Element>>, &'stati
         Scope::Disk => NO_DISKS,
         Scope::Pool => NO_POOLS,
         Scope::Bench => NO_BENCH,
+        Scope::Platform => NO_PLATFORM,
         _ => NO_TARGETS,
     })
 }
@@ -233,7 +238,10 @@ fn evaluate_rule_with(
     let whole = groups.len() == 1
         && groups[0].1.len() == subs.len()
         && (subs.len() > 1 || rule.scope == Scope::Vm);
-    for (reason, names) in groups {
+    for (reason, mut names) in groups {
+        // Sorted, numbers by value (disk2 before disk10): the inputs' order (which file
+        // came first) must not change the report.
+        names.sort_by_cached_key(|n| value::natural_key(n));
         let subject = (!whole).then(|| names.join(", "));
         out.not_evaluated.push(NotEvaluated { rule: rule.id.clone(), subject, reason });
     }
@@ -758,6 +766,21 @@ pub fn metric_help(m: Metric) -> (&'static str, &'static str) {
         PagefileUsagePct => {
             ("paging counters", "PerfMon \\Paging File(*)\\% Usage and \\Memory\\Pages/sec")
         }
+        IopsConsumedPct
+        | MbpsConsumedPct
+        | BurstIoCreditsUsedPct
+        | BurstBpsCreditsUsedPct
+        | TargetIops
+        | TargetMbps
+        | MaxBurstIops
+        | MaxBurstMbps => (
+            "Azure Monitor metrics",
+            "az monitor metrics list --resource VM_ID --interval PT1M --metrics \"VM Cached IOPS Consumed Percentage\" ... --output json",
+        ),
+        GuestLatencyMs | GuestLatencyPeakMs => (
+            "a guest capture overlapping the Azure Monitor metrics in time",
+            "PerfMon or iostat with latency counters, captured during the metrics' window",
+        ),
     }
 }
 

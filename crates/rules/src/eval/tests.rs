@@ -589,3 +589,58 @@ fn a_target_knows_the_disks_and_mb_s_behind_it() {
     assert!(o.not_evaluated.iter().any(|n| n.reason.contains("matches no topology disk")));
     let _ = (e, lonely);
 }
+
+/// The platform scope: Azure Monitor's budgets, `target.budget`, and the run functions
+/// (`longest`, `runs`, `spans`, `during`) on minutes in UTC.
+#[test]
+fn platform_scope_budgets_and_run_functions() {
+    let mut c = Inputs::default();
+    let guest = c.facts.add_target("2 E:", TargetKind::Disk);
+    let cached = c.facts.add_target("VM cached", TargetKind::Platform);
+    let lun = c.facts.add_target("web_1: LUN 0", TargetKind::Platform);
+    let t0 = 1_718_130_600_000; // 2024-06-11 18:30 UTC
+    let minutes = |v: &[f64]| -> Series {
+        v.iter().enumerate().map(|(i, x)| (Some(t0 + i as i64 * 60_000), *x)).collect()
+    };
+    c.series.set_series(
+        cached,
+        Metric::IopsConsumedPct,
+        minutes(&[10.0, 99.0, 99.0, 20.0, 96.0, 10.0]),
+    );
+    c.series.set_series(
+        cached,
+        Metric::GuestLatencyMs,
+        minutes(&[2.0, 30.0, 40.0, 2.0, 20.0, 4.0]),
+    );
+    c.series.set_series(lun, Metric::IopsConsumedPct, minutes(&[1.0, 2.0]));
+    let r = rule(
+        "platform",
+        "let at_cap = iops_consumed_pct >= 95%\nlet longest_s = longest(at_cap)\nlet n = runs(at_cap)\n\
+         let hot_ms = avg(during(guest_latency_ms, at_cap))\nlet cold_ms = avg(during(guest_latency_ms, not at_cap))\n\
+         when target.budget == \"vm cached\"",
+        "{longest_s:.0} s {n:.0} {spans(at_cap)} {hot_ms:.0} {cold_ms:.1} {target.budget}",
+    );
+    let o = evaluate_rule(&r, &c.facts, &c.series);
+    // Known: the guest target is not a subject, the LUN's budget is `disk` (quiet).
+    assert_eq!(only(&o).subject, "VM cached");
+    assert_eq!(
+        only(&o).evidence,
+        "120 s 2 18:31-18:33 on 2024-06-11, 18:34-18:35 30 2.7 vm cached"
+    );
+    assert!(o.not_evaluated.is_empty(), "{:?}", o.not_evaluated);
+    // Unknown: a condition that never holds leaves `during` missing, with the reason.
+    let r = rule(
+        "platform",
+        "let x_ms = avg(during(guest_latency_ms, iops_consumed_pct > 100%))\nwhen x_ms > 0 ms",
+        "{x_ms}",
+    );
+    let o = evaluate_rule(&r, &c.facts, &c.series);
+    assert!(o.not_evaluated.iter().any(|n| n.reason.contains("never holds")), "{o:?}");
+    // No platform targets: the rule says what to add.
+    let mut g = Inputs::default();
+    g.facts.add_target("2 E:", TargetKind::Disk);
+    let o = evaluate_rule(&r, &g.facts, &g.series);
+    assert_eq!(o.not_evaluated.len(), 1);
+    assert!(o.not_evaluated[0].reason.starts_with("no Azure Monitor metrics in the inputs"));
+    let _ = guest;
+}

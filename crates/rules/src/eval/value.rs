@@ -194,9 +194,128 @@ pub(crate) fn longest_run_s(s: &TimeSeries<bool>, interval: f64) -> f64 {
     best as f64 * interval
 }
 
+/// The runs of consecutive true samples, as (first, last) time stamps in ms; a gap of more
+/// than 1.5 intervals breaks a run. Samples without a time are skipped.
+pub(crate) fn runs(s: &TimeSeries<bool>, interval: f64) -> Vec<(i64, i64)> {
+    let mut out: Vec<(i64, i64)> = Vec::new();
+    let mut open = false;
+    let mut last: Option<i64> = None;
+    for (t, b) in s.times.iter().zip(s.vals.iter()) {
+        let Some(t) = *t else { continue };
+        let gap = last.is_some_and(|a| (t - a) as f64 / 1000.0 > interval * 1.5);
+        match (b, open && !gap, out.last_mut()) {
+            (true, true, Some(run)) => run.1 = t,
+            (true, _, _) => {
+                out.push((t, t));
+                open = true;
+            }
+            (false, _, _) => open = false,
+        }
+        last = Some(t);
+    }
+    out
+}
+
+/// Runs as text, the three longest in time order then how many more: `18:25-18:40 on
+/// 2024-06-11, 19:02-19:04`. Each run ends one interval after its last sample.
+pub(crate) fn spans_text(runs: &[(i64, i64)], interval: f64) -> String {
+    if runs.is_empty() {
+        return "never".to_owned();
+    }
+    let step = (interval * 1000.0) as i64;
+    let mut longest: Vec<&(i64, i64)> = runs.iter().collect();
+    longest.sort_by_key(|(a, b)| std::cmp::Reverse(b - a));
+    let mut shown: Vec<&(i64, i64)> = longest.into_iter().take(3).collect();
+    shown.sort();
+    let mut out = String::new();
+    let mut day = String::new();
+    for (i, (a, b)) in shown.iter().enumerate() {
+        let (d, start) = clock(*a);
+        let (_, end) = clock(*b + step);
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(&format!("{start}-{end}"));
+        if d != day {
+            out.push_str(&format!(" on {d}"));
+            day = d;
+        }
+    }
+    if runs.len() > shown.len() {
+        out.push_str(&format!(" and {} more", runs.len() - shown.len()));
+    }
+    out
+}
+
+/// A time stamp (ms since 1970, the series' own clock) as (`YYYY-MM-DD`, `HH:MM`), or
+/// `HH:MM:SS` when it is not on a whole minute.
+fn clock(ms: i64) -> (String, String) {
+    let secs = ms.div_euclid(1000);
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Days to a civil date (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    let (h, mi, s) = (rem / 3600, rem % 3600 / 60, rem % 60);
+    let time = if s == 0 { format!("{h:02}:{mi:02}") } else { format!("{h:02}:{mi:02}:{s:02}") };
+    (format!("{y:04}-{m:02}-{d:02}"), time)
+}
+
+/// A name as (text, number) chunks, so that `disk2` sorts before `disk10`.
+pub(crate) fn natural_key(s: &str) -> Vec<(String, u64)> {
+    let mut out = Vec::new();
+    let mut text = String::new();
+    let mut num: Option<u64> = None;
+    for c in s.chars() {
+        match c.to_digit(10) {
+            Some(d) => {
+                num = Some(num.unwrap_or(0).saturating_mul(10).saturating_add(u64::from(d)));
+            }
+            None => {
+                if let Some(n) = num.take() {
+                    out.push((std::mem::take(&mut text), n));
+                }
+                text.push(c);
+            }
+        }
+    }
+    out.push((text, num.unwrap_or(0)));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn runs_and_their_text() {
+        let min = 60_000;
+        let t0 = 1_718_130_600_000; // 2024-06-11 18:30 UTC
+        let b = TimeSeries::new(
+            Arc::new((0..10).map(|i| Some(t0 + i * min)).chain([Some(t0 + 20 * min)]).collect()),
+            vec![true, true, false, true, false, false, true, true, true, false, true],
+            Some(60.0),
+        );
+        let r = runs(&b, 60.0);
+        assert_eq!(r.len(), 4);
+        assert_eq!(r[2], (t0 + 6 * min, t0 + 8 * min));
+        assert_eq!(
+            spans_text(&r, 60.0),
+            "18:30-18:32 on 2024-06-11, 18:33-18:34, 18:36-18:39 and 1 more"
+        );
+        assert_eq!(spans_text(&[], 60.0), "never");
+        let mut names = ["disk10", "LUN 1", "disk2", "E: (LUN 0)", "disk2"];
+        names.sort_by_cached_key(|n| natural_key(n));
+        assert_eq!(names, ["E: (LUN 0)", "LUN 1", "disk2", "disk2", "disk10"]);
+        assert_eq!(clock(0), ("1970-01-01".to_owned(), "00:00".to_owned()));
+        assert_eq!(clock(951_782_400_000 + 1000).0, "2000-02-29");
+    }
 
     fn s(pts: &[(i64, f64)]) -> TimeSeries<f64> {
         let (times, vals) = pts.iter().map(|(t, v)| (Some(*t), *v)).unzip();
