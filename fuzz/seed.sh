@@ -22,6 +22,7 @@ seed diskspd_text "$fx"/captures/diskspd-text/*
 seed fio_json "$fx"/captures/fio-json/* "$fx"/invalid/*.json
 seed azure_monitor_json "$fx"/captures/azure-monitor-json/* "$fx"/invalid/azure-monitor-error.json
 seed topology "$fx"/topologies/*.* "$fx"/topologies/invalid/* "$fx"/topologies/warnings/*
+seed bundle "$fx"/bundles/*.zip "$fx"/bundles/*.tar.gz "$fx"/invalid/bundle-*
 seed rules $(find "$root/rules" "$root/crates/rules/tests" -name '*.rule')
 for t in "$here"/corpus/*; do
     echo "$(basename "$t"): $(ls "$t" | wc -l) seeds"

@@ -593,3 +593,54 @@ fn a_hundred_uploads_at_once_get_200_or_503_and_memory_stays_bounded() {
         _ => eprintln!("no /proc/PID/status here: memory not measured"),
     }
 }
+
+#[test]
+fn zip_bombs_and_traversal_archives_are_refused_in_memory_and_the_server_goes_on() {
+    let server = Server::start(&["--workers", "2", "--queue-wait", "30"]);
+    let invalid = common::repo().join("fixtures/invalid");
+    let bomb = std::fs::read(invalid.join("bundle-zip-bomb.zip")).unwrap();
+    let traversal = std::fs::read(invalid.join("bundle-traversal.tar.gz")).unwrap();
+    let before = memory_kib(server.pid());
+
+    // Eight bombs at once (24 KiB each on the wire, 24 MiB each inflated if nothing
+    // stopped them), and a traversal path: each refused with the entry named.
+    let handles: Vec<_> = (0..8)
+        .map(|i| {
+            let addr = server.addr.clone();
+            let (name, bytes) =
+                if i == 7 { ("t.tar.gz", traversal.clone()) } else { ("bomb.zip", bomb.clone()) };
+            thread::spawn(move || {
+                let body = multipart(&[("capture", name, &bytes)]);
+                let mut s = TcpStream::connect(&addr).expect("connect");
+                s.set_read_timeout(Some(IO_TIMEOUT)).unwrap();
+                s.set_write_timeout(Some(IO_TIMEOUT)).unwrap();
+                let head = post_head(&addr, &form_headers(body.len()));
+                s.write_all(head.as_bytes()).unwrap();
+                s.write_all(&body).unwrap();
+                let a = read_answer(&mut s).expect("an answer");
+                let p = a.problem(422, "unreadable-capture");
+                let detail = p["detail"].as_str().unwrap().to_owned();
+                (name, detail)
+            })
+        })
+        .collect();
+    for h in handles {
+        let (name, detail) = h.join().unwrap();
+        let says = if name == "bomb.zip" {
+            "bomb.zip: entry `perfmon.csv`: the archive unpacks to more than 200 times its size"
+        } else {
+            "t.tar.gz: entry `../../etc/cron.d/x`: a `..` component"
+        };
+        assert!(detail.starts_with(says), "{detail}");
+    }
+    server.healthy();
+    let a = server.upload().expect("a good upload after the bombs");
+    assert_eq!(a.status, 200, "{}", a.text());
+    // Nothing was inflated past the ratio's floor (16 MiB) per archive: the peak stays far
+    // below eight inflated bombs.
+    if let (Some((_, hwm_before)), Some((_, hwm_after))) = (before, memory_kib(server.pid())) {
+        let grown = hwm_after.saturating_sub(hwm_before);
+        assert!(grown < 8 * 24 * 1024, "peak memory grew by {}", mib(grown));
+        eprintln!("zip bombs: peak memory grew by {}", mib(grown));
+    }
+}

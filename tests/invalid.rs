@@ -1,6 +1,6 @@
 //! The bad-input corpus (fixtures/invalid/, issue 8): what a user sees for every capture
 //! that went wrong on a customer's machine (cut off, re-encoded, re-saved by a spreadsheet,
-//! zipped, binary, huge, numerically broken), for the topology with 1,000 disks and for the
+//! a hostile archive (zip bomb, traversal, link), binary, huge, numerically broken), for the topology with 1,000 disks and for the
 //! rule that divides by zero. Each is snapshotted (exit code, stdout, stderr) in
 //! tests/snapshots/invalid/. Refusals exit 2 and name the file; inputs that are read with
 //! warnings exit 0 and say, with the line or column, what was off.
@@ -57,7 +57,13 @@ fn captures() -> Vec<String> {
 fn expected(name: &str) -> (i32, &'static str) {
     match name {
         "binary-garbage.bin" => (2, "binary data"),
-        "capture-zipped.zip" => (2, "a zip archive (unzip it"),
+        "bundle-zip-bomb.zip" => {
+            (2, "entry `perfmon.csv`: the archive unpacks to more than 200 times")
+        }
+        "bundle-traversal.zip" | "bundle-traversal.tar.gz" => {
+            (2, "entry `../../etc/cron.d/x`: a `..` component")
+        }
+        "bundle-symlink.zip" | "bundle-symlink.tar.gz" => (2, "entry `imds.json`: a symbolic link"),
         "azure-monitor-error.json" => {
             (2, "Azure returned an error instead of metrics: ResourceNotFound")
         }
@@ -174,7 +180,7 @@ fn a_rule_dividing_by_zero_checks_clean_and_is_not_evaluated() {
 fn a_bad_capture_beside_a_good_one_loses_nothing_already_read() {
     // analyze reads every input it can and says which it could not.
     let good = "fixtures/captures/iostat-json/iostat_xt_json_1_3.json";
-    for bad in ["empty.csv", "capture-zipped.zip", "fio-truncated-mid-document.json"] {
+    for bad in ["empty.csv", "bundle-traversal.zip", "fio-truncated-mid-document.json"] {
         let bad = format!("{DIR}/{bad}");
         let (code, text) = transcript(&["inspect", &bad, good]);
         assert_eq!(code, 2, "{text}");

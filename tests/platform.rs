@@ -232,3 +232,29 @@ mod file_order {
         }
     }
 }
+
+/// A consumed-percentage meter pinned at 100% is the platform saying "at the cap": the caps
+/// read from the data (issue 14) are for guest rates that hold a ceiling while IO queues, so
+/// no Azure Monitor file alone gives an `inferred-*` or `topology-cap-mismatch` finding.
+#[test]
+fn platform_meters_are_not_read_as_inferred_caps() {
+    let dir = repo().join("fixtures/captures/azure-monitor-json");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 5, "{files:?}");
+    for f in files {
+        let name = f.strip_prefix(repo()).unwrap().display().to_string();
+        let out = advisor(&repo(), &["analyze", &name, "--format", "json"]);
+        if out.status.code() != Some(0) {
+            continue; // the error document is refused; tests/invalid.rs covers it
+        }
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let rules = rules_of(&report);
+        assert!(!rules.is_empty(), "{name}: the platform rules see nothing");
+        assert!(rules.iter().all(|(r, _)| r.starts_with("platform-")), "{name}: {rules:?}");
+    }
+}

@@ -51,6 +51,9 @@ const CONTRACT_IDS: &[&str] = &[
     "vm-uncached-burst-active",
     "os-disk-workload",
     "pagefile-on-os-disk",
+    "inferred-disk-cap",
+    "inferred-vm-cap",
+    "topology-cap-mismatch",
     "platform-vm-cached-throttled",
     "platform-vm-uncached-throttled",
     "platform-disk-throttled",
@@ -303,6 +306,9 @@ rule_tests! {
     vm_uncached_burst_active => "vm-uncached-burst-active",
     os_disk_workload => "os-disk-workload",
     pagefile_on_os_disk => "pagefile-on-os-disk",
+    inferred_disk_cap => "inferred-disk-cap",
+    inferred_vm_cap => "inferred-vm-cap",
+    topology_cap_mismatch => "topology-cap-mismatch",
     platform_vm_cached_throttled => "platform-vm-cached-throttled",
     platform_vm_uncached_throttled => "platform-vm-uncached-throttled",
     platform_disk_throttled => "platform-disk-throttled",
@@ -423,6 +429,8 @@ fn without_a_topology_vm_rules_are_listed_as_not_evaluated_with_the_way_to_fix_i
     let vm_rules: Vec<String> = rule_files()
         .into_iter()
         .filter(|r| r.scope == "vm" && r.text.contains("vm."))
+        // Reads its cap from the data; the VM's family only narrows the sizes it lists.
+        .filter(|r| r.id != "inferred-vm-cap")
         .map(|r| r.id)
         .collect();
     assert!(vm_rules.len() >= 8, "{vm_rules:?}");
@@ -440,6 +448,27 @@ fn without_a_topology_vm_rules_are_listed_as_not_evaluated_with_the_way_to_fix_i
         );
         assert!(!fired(&a, id), "{id} fired without a topology");
     }
+}
+
+/// A capture too short to tell a held ceiling from a passing peak: inferred-disk-cap is not
+/// evaluated for the busy disk, with the reason, and the idle C: stays quiet, not listed.
+#[test]
+fn a_short_capture_leaves_inferred_disk_cap_not_evaluated_with_the_reason() {
+    let a = run(&rule_dir("inferred-disk-cap").join("quiet-short-capture"));
+    let id = "inferred-disk-cap";
+    assert!(!fired(&a, id), "{}", summary(&a));
+    let ne: Vec<_> = a.not_evaluated.iter().filter(|n| n.rule == id).collect();
+    assert_eq!(ne.len(), 1, "{}", summary(&a));
+    assert_eq!(ne[0].subject, None, "one subject: the reason is the rule's own\n{ne:?}");
+    assert!(
+        ne[0].reason.contains("only 20 busy samples (20 s)")
+            && ne[0].reason.contains("30 are needed"),
+        "{}",
+        ne[0].reason
+    );
+    // With the full minute the same disk is judged: not listed, and it fires.
+    let full = run(&rule_dir("inferred-disk-cap").join("fires"));
+    assert!(full.not_evaluated.iter().all(|n| n.rule != id), "{}", summary(&full));
 }
 
 /// Disks that cannot be cached are skipped by the cache advice, not reported as missing an

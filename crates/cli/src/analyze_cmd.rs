@@ -43,7 +43,9 @@ impl From<FormatArg> for Format {
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct AnalyzeArgs {
-    /// Capture files (format detected from content); several go into one report.
+    /// Capture files (format detected from content), or collector bundles (a folder, a
+    /// .tar.gz or a .zip: every capture and topology document in it); several go into one
+    /// report.
     #[arg(required = true, value_name = "CAPTURE")]
     files: Vec<PathBuf>,
     /// The VM's topology, repeatable: the topology file (TOML or JSON), or the VM's own
@@ -104,8 +106,7 @@ fn choose_format(format: Option<FormatArg>, output: Option<&Path>) -> (Format, b
 
 /// Reads every capture, with a progress bar on a terminal for large inputs. All
 /// unreadable files are reported, not just the first.
-fn read_all(session: &Session, files: &[PathBuf], quiet: bool) -> Option<Vec<Capture>> {
-    let inputs: Vec<Input> = files.iter().cloned().map(Input::Path).collect();
+fn read_all(session: &Session, inputs: Vec<Input>, quiet: bool) -> Option<Vec<Capture>> {
     let total: u64 = inputs.iter().map(Input::len).sum();
     let bar = (!quiet && total >= PROGRESS_BYTES && std::io::stderr().is_terminal()).then(|| {
         let bar = indicatif::ProgressBar::new(total);
@@ -168,17 +169,30 @@ pub(crate) fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     // Everything that can be wrong with the command line is checked before the (possibly
     // long) read of the captures.
     let session = session(&args.rules, &args.sets, &args.catalog, args.templates.as_deref())?;
+    // Bundles (folders, tar.gz, zip) are opened first: their documents are topology sources.
+    let expanded = session.expand(args.files.iter().cloned().map(Input::Path).collect())?;
+    if expanded.inputs.is_empty() {
+        let names: Vec<&str> = expanded.bundles.iter().map(|b| b.name.as_str()).collect();
+        anyhow::bail!(
+            "{}: no capture in it (a collector bundle holds iostat.json, iostat.txt or \
+             perfmon.csv; see `advisor inspect`)",
+            names.join(", ")
+        );
+    }
     let sources = TopologySources {
         files: args.topology.clone(),
         vm: args.vm.clone(),
+        texts: expanded.documents.clone(),
         ..TopologySources::default()
     };
     let topology = session.topology(&sources)?;
 
-    let Some(captures) = read_all(&session, &args.files, args.quiet) else {
+    let listed = expanded.listed();
+    let Some(captures) = read_all(&session, expanded.inputs, args.quiet) else {
         return Ok(ExitCode::from(EXIT_INPUT));
     };
-    let analysis = session.analyze_captures(&captures, topology.as_ref());
+    let mut analysis = session.analyze_captures(&captures, topology.as_ref());
+    analysis.inputs.extend(listed);
     let report = session.render(&analysis, format)?;
 
     match &args.output {

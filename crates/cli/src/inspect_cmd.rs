@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use advisor_engine::{Input, Inspection, Session};
+use advisor_engine::{BundleSummary, Input, Inspection, Session};
 use advisor_model::Direction;
 
 use crate::EXIT_INPUT;
@@ -12,7 +12,8 @@ use advisor_report::fmt::num;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct InspectArgs {
-    /// Capture files (format detected from content).
+    /// Capture files (format detected from content), or collector bundles (a folder, a
+    /// .tar.gz or a .zip).
     #[arg(required = true, value_name = "CAPTURE")]
     files: Vec<PathBuf>,
     /// Print JSON (an array, one object per readable capture) instead of text.
@@ -26,25 +27,44 @@ pub(crate) fn run(args: &InspectArgs) -> anyhow::Result<ExitCode> {
     let session = Session::builder().build()?;
     let mut ok = Vec::new();
     let mut failed = false;
+    let mut out = String::new();
     for path in &args.files {
-        match session.inspect(&Input::Path(path.clone())) {
-            Ok(i) => ok.push(i),
+        // A bundle: its manifest's facts and where each file went, then its captures.
+        let expanded = match session.expand(vec![Input::Path(path.clone())]) {
+            Ok(x) => x,
             Err(e) => {
                 eprintln!("error: {e}");
                 failed = true;
+                continue;
+            }
+        };
+        for b in &expanded.bundles {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            render_bundle(&mut out, b)?;
+        }
+        let bundle = expanded.bundles.first();
+        for input in &expanded.inputs {
+            match session.inspect(input) {
+                Ok(mut i) => {
+                    if !out.is_empty() {
+                        out.push('\n');
+                    }
+                    render(&mut out, &i)?;
+                    i.bundle = bundle.cloned();
+                    ok.push(i);
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    failed = true;
+                }
             }
         }
     }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&ok)?);
     } else {
-        let mut out = String::new();
-        for (n, i) in ok.iter().enumerate() {
-            if n > 0 {
-                out.push('\n');
-            }
-            render(&mut out, i)?;
-        }
         print!("{out}");
     }
     Ok(if failed { ExitCode::from(EXIT_INPUT) } else { ExitCode::SUCCESS })
@@ -56,6 +76,33 @@ const SHOWN_PERCENTILES: [f64; 7] = [50.0, 90.0, 99.0, 99.9, 99.99, 99.999, 100.
 fn offset(min: i32) -> String {
     let sign = if min < 0 { '-' } else { '+' };
     format!("UTC{sign}{:02}:{:02}", min.abs() / 60, min.abs() % 60)
+}
+
+/// What a bundle holds: the collector's facts and where each file went.
+fn render_bundle(out: &mut String, b: &BundleSummary) -> std::fmt::Result {
+    writeln!(out, "{}", b.name)?;
+    writeln!(
+        out,
+        "  bundle:    {} of {} files",
+        b.kind,
+        b.captures.len() + b.documents.len() + b.ignored.len() + usize::from(b.manifest.is_some())
+    )?;
+    for f in b.facts() {
+        writeln!(out, "  collector: {f}")?;
+    }
+    if b.manifest.is_none() {
+        writeln!(out, "  collector: no manifest.json (not written by advisor's collector)")?;
+    }
+    for c in &b.captures {
+        writeln!(out, "  capture:   {c}")?;
+    }
+    for (name, what) in &b.documents {
+        writeln!(out, "  topology:  {name}: {what}")?;
+    }
+    for (name, why) in &b.ignored {
+        writeln!(out, "  ignored:   {name}: {why}")?;
+    }
+    Ok(())
 }
 
 /// The human form of an inspection.

@@ -1,6 +1,7 @@
 //! One analysis: the captures tied to the topology, every rule evaluated, and what a report
 //! shows (per-target statistics, sampled series, percentile curves).
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use advisor_model::{
@@ -9,7 +10,7 @@ use advisor_model::{
 };
 use advisor_normalize::{Capture, Stats};
 use advisor_rules::Registry;
-use advisor_rules::eval::TargetId;
+use advisor_rules::eval::{CatalogCaps, TargetId};
 use advisor_topology::Topology;
 
 use crate::bind::{Bound, bind};
@@ -36,6 +37,7 @@ pub(crate) struct Settings<'a> {
     pub(crate) only: &'a [String],
     pub(crate) busy_iops: f64,
     pub(crate) chart_points: usize,
+    pub(crate) catalog: &'a Arc<CatalogCaps>,
 }
 
 /// Analyzes captures already read, timing its parts.
@@ -47,6 +49,7 @@ pub(crate) fn run(
     let mut timings = Timings::default();
     let t = Instant::now();
     let mut bound = bind(captures, topology, settings.busy_iops);
+    bound.facts.catalog = Some(Arc::clone(settings.catalog));
     let platform = platform::join(captures, &mut bound.facts.targets, &bound.facts.disks, topology);
     let source =
         platform::PlatformSeries { captures: CaptureSeries(captures), platform: &platform };
@@ -108,6 +111,7 @@ fn input_summary(c: &Capture) -> InputSummary {
         targets: c.targets().iter().map(|t| t.name.clone()).collect(),
         ignored: c.meta.ignored.clone(),
         warnings: c.meta.warnings.iter().map(ToString::to_string).collect(),
+        reason: None,
     }
 }
 

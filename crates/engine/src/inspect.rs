@@ -41,6 +41,9 @@ pub struct Inspection {
     /// Rows of iostat's since-boot report, kept apart from the series.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub since_boot_rows: Option<usize>,
+    /// The collector bundle the capture came from (its manifest, where each file went).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bundle: Option<crate::BundleSummary>,
 }
 
 /// One target of a capture and the statistics of its metrics.
@@ -143,5 +146,6 @@ pub(crate) fn inspect_capture(c: &Capture) -> Inspection {
         warnings: meta.warnings.clone(),
         notes: meta.notes.clone(),
         since_boot_rows: c.since_boot.as_ref().map(|f| f.height()),
+        bundle: None,
     }
 }

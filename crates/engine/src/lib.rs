@@ -5,30 +5,35 @@
 //! - [`Session`] ([`Session::builder`]): the rules in force, the catalog, the templates;
 //!   [`Session::topology`] from every source ([`TopologySources`]); [`Session::read_all`]
 //!   (every input, every error); [`Session::analyze`], [`Session::inspect`],
-//!   [`Session::render`].
+//!   [`Session::render`]; [`Session::expand`] opens collector bundles (a folder, a tar.gz,
+//!   a zip) among the inputs.
 //! - [`rules`] and [`catalog`]: what front ends show of the ruleset and the catalog
 //!   (`advisor rules`, `advisor catalog`, the API's reference routes).
 
 mod analyze;
 mod bind;
+mod bundle;
 mod capture_series;
+mod catalog_caps;
 mod inspect;
 mod platform;
 mod series;
 mod session;
 mod sources;
 
+pub use advisor_normalize::bundle::{Limits as BundleLimits, Manifest};
 /// The readers' own entry for captures in memory (what a [`Session`] uses unless told
 /// otherwise by [`SessionBuilder::bytes_reader`]).
 pub use advisor_normalize::read_bytes;
 pub use advisor_normalize::{Capture, ErrorKind, IngestError};
 pub use analyze::{Timings, findings_of, not_evaluated_of};
+pub use bundle::{BundleSummary, Expanded};
 pub use inspect::{BenchInspection, Inspection, MetricStats, TargetInspection};
 pub use series::reduce_points;
 pub use session::{
     BUSY_IOPS, BytesReader, CHART_POINTS, EngineError, Input, ReadStep, Session, SessionBuilder,
 };
-pub use sources::{DiskRow, TopologySources};
+pub use sources::{DiskRow, TopologySources, document_kind};
 
 /// The ruleset as the front ends show it: listing, checking and explaining rules.
 pub mod rules {

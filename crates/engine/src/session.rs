@@ -5,14 +5,18 @@
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use advisor_model::Analysis;
 use advisor_normalize::{Capture, IngestError};
 use advisor_report::{Format, RenderOptions, Renderer, ReportError};
+use advisor_rules::eval::CatalogCaps;
 use advisor_rules::{Diagnostic, LoadError, Registry};
 use advisor_topology::{Catalog, CatalogError, Merged, Topology, TopologyError};
 
+use crate::BundleLimits;
 use crate::analyze::{self, Settings, Timings};
+use crate::bundle::{BundleSummary, Expanded};
 use crate::inspect::{Inspection, inspect_capture};
 use crate::sources::{self, TopologySources};
 
@@ -149,6 +153,7 @@ pub struct SessionBuilder {
     busy_iops: Option<f64>,
     chart_points: Option<usize>,
     reader: Option<Box<BytesReader>>,
+    bundle_limits: Option<BundleLimits>,
 }
 
 impl fmt::Debug for SessionBuilder {
@@ -208,6 +213,13 @@ impl SessionBuilder {
         self
     }
 
+    /// What a bundle (a folder, tar.gz or zip among the inputs) may unpack to;
+    /// [`BundleLimits::default`] unless told.
+    pub fn bundle_limits(mut self, limits: BundleLimits) -> Self {
+        self.bundle_limits = Some(limits);
+        self
+    }
+
     /// What reads captures held in memory ([`Input::Bytes`]), instead of the readers'
     /// own: for embedders that check or convert uploads first, and for tests that need a
     /// reader that fails or panics.
@@ -241,14 +253,17 @@ impl SessionBuilder {
                 return Err(EngineError::Setting(Box::new(registry.unknown_rule(id))));
             }
         }
+        let caps = Arc::new(crate::catalog_caps::catalog_caps(&catalog));
         Ok(Session {
             registry,
             catalog,
+            caps,
             renderer,
             only: self.only,
             busy_iops: self.busy_iops.unwrap_or(BUSY_IOPS),
             chart_points: self.chart_points.unwrap_or(CHART_POINTS),
             reader: self.reader,
+            bundle_limits: self.bundle_limits.unwrap_or_default(),
         })
     }
 }
@@ -274,11 +289,14 @@ impl SessionBuilder {
 pub struct Session {
     registry: Registry,
     catalog: Catalog,
+    /// The catalog's caps as the rules read them (`disk_caps_near`, `vm_sizes_near`).
+    caps: Arc<CatalogCaps>,
     renderer: Renderer,
     only: Vec<String>,
     busy_iops: f64,
     chart_points: usize,
     reader: Option<Box<BytesReader>>,
+    bundle_limits: BundleLimits,
 }
 
 impl fmt::Debug for Session {
@@ -315,6 +333,20 @@ impl Session {
     /// The topology its sources describe (a file, `--vm`, the upload form), or none.
     pub fn topology(&self, sources: &TopologySources) -> Result<Option<Topology>, EngineError> {
         sources::assemble(sources, &self.catalog)
+    }
+
+    /// What bundles may unpack to in this session.
+    pub fn bundle_limits(&self) -> &BundleLimits {
+        &self.bundle_limits
+    }
+
+    /// Opens every collector bundle among the inputs (a folder, or a tar.gz or zip by its
+    /// content) in memory: its captures become inputs (`bundle.tgz!dir/iostat.json`), the
+    /// documents the topology reads go to [`Expanded::documents`] (for
+    /// [`TopologySources::texts`]), and the rest is listed with the reason. Other inputs
+    /// pass through in order. Every bundle that cannot be opened is reported.
+    pub fn expand(&self, inputs: Vec<Input>) -> Result<Expanded, EngineError> {
+        crate::bundle::expand(inputs, &self.bundle_limits)
     }
 
     /// The sources' topology documents merged as the contract's TOML, each fact with its
@@ -388,20 +420,42 @@ impl Session {
             only: &self.only,
             busy_iops: self.busy_iops,
             chart_points: self.chart_points,
+            catalog: &self.caps,
         };
         analyze::run(captures, topology, &settings)
     }
 
-    /// The whole of an analysis: the topology from its sources, every input read, the
-    /// rules evaluated.
+    /// The whole of an analysis: bundles opened, the topology from its sources (and the
+    /// bundles' documents), every capture read, the rules evaluated, and the bundles'
+    /// other files listed among the inputs.
     pub fn analyze(
         &self,
         inputs: Vec<Input>,
         topology: &TopologySources,
     ) -> Result<Analysis, EngineError> {
-        let topology = self.topology(topology)?;
-        let captures = self.read_all(inputs, |_| {})?;
-        Ok(self.analyze_captures(&captures, topology.as_ref()))
+        let expanded = self.expand(inputs)?;
+        if expanded.inputs.is_empty() && !expanded.bundles.is_empty() {
+            let errors = expanded
+                .bundles
+                .iter()
+                .map(|b| {
+                    IngestError::invalid(
+                        &b.name,
+                        None,
+                        "no capture in it (a collector bundle holds iostat.json, iostat.txt or \
+                         perfmon.csv)",
+                    )
+                })
+                .collect();
+            return Err(EngineError::Unreadable(errors));
+        }
+        let mut sources = topology.clone();
+        sources.texts.extend(expanded.documents.iter().cloned());
+        let topology = self.topology(&sources)?;
+        let captures = self.read_all(expanded.inputs, |_| {})?;
+        let mut analysis = self.analyze_captures(&captures, topology.as_ref());
+        analysis.inputs.extend(expanded.bundles.iter().flat_map(BundleSummary::listed));
+        Ok(analysis)
     }
 
     /// What was recognised in one input.

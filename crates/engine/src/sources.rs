@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use advisor_topology::{
-    Catalog, DiskEntry, ErrorKind, Merged, Topology, TopologyError, merge_documents,
+    Catalog, DiskEntry, DocumentKind, ErrorKind, Merged, Topology, TopologyError, merge_documents,
 };
 
 use crate::session::EngineError;
@@ -126,6 +126,81 @@ pub(crate) fn assemble(
     }
     let t = Topology::from_entries(FORM, size, s.temp_disk.as_deref(), &disks, &labels, catalog)?;
     Ok(Some(t))
+}
+
+/// Whether the topology reads a document (a bundle's file that is not a capture), and as
+/// what; if not, why not, naming what the document is. The one place that says which
+/// documents the topology knows: a bundle's other files are listed as ignored with the
+/// reason instead of failing the run.
+pub fn document_kind(name: &str, text: &str) -> Result<&'static str, String> {
+    const KEYS: [&str; 3] = ["vm", "disk", "pool"];
+    let t = text.trim_start_matches('\u{feff}').trim_start();
+    let json: Option<serde_json::Value> = serde_json::from_str(t).ok();
+    match advisor_topology::detect_kind(name, text) {
+        // Every text that is not JSON or a scsi listing is taken for the contract's TOML by
+        // the topology's detection; here it must also look like one, or a bundle's counter
+        // list would fail the whole analysis as bad TOML.
+        Ok(DocumentKind::Contract) => {
+            let contract = match &json {
+                Some(serde_json::Value::Object(o)) => KEYS.iter().any(|k| o.contains_key(*k)),
+                Some(_) => false,
+                None => t
+                    .parse::<toml::Table>()
+                    .is_ok_and(|tb| KEYS.iter().any(|k| tb.contains_key(*k))),
+            };
+            if contract {
+                Ok(DocumentKind::Contract.label())
+            } else {
+                Err(unread(json.as_ref(), t))
+            }
+        }
+        Ok(kind) => Ok(kind.label()),
+        Err(_) => Err(unread(json.as_ref(), t)),
+    }
+}
+
+/// The reason a bundle's document is not read, in a user's words.
+fn unread(json: Option<&serde_json::Value>, text: &str) -> String {
+    format!(
+        "{}, which advisor's topology does not read; give the VM size with --vm or a topology \
+         file with --topology",
+        describe(json, text)
+    )
+}
+
+/// What a document that is neither a capture nor a topology file is, in a user's words.
+fn describe(json: Option<&serde_json::Value>, text: &str) -> &'static str {
+    use serde_json::Value;
+    let first = match json {
+        Some(Value::Array(a)) => a.first(),
+        v => v,
+    };
+    let has = |k: &str| first.and_then(|v| v.get(k)).is_some();
+    if has("compute") || has("vmSize") && has("storageProfile") && has("azEnvironment") {
+        "an Azure instance metadata (IMDS) document"
+    } else if has("hardwareProfile") || has("storageProfile") {
+        "az vm show JSON"
+    } else if has("diskSizeGb") || has("diskSizeGB") || has("diskIopsReadWrite") {
+        "az disk JSON"
+    } else if has("blockdevices") {
+        "lsblk JSON"
+    } else if has("Number") && (has("Location") || has("PartitionStyle")) {
+        "Get-Disk JSON"
+    } else if has("DeviceId") && has("PhysicalLocation") {
+        "Get-PhysicalDisk JSON"
+    } else if has("DiskNumber") && has("PartitionNumber") {
+        "Get-Partition JSON"
+    } else if has("FileSystem") && has("SizeRemaining") {
+        "Get-Volume JSON"
+    } else if json.is_some() {
+        "a JSON document of no kind advisor knows"
+    } else if text.lines().any(|l| l.contains(" lun") && l.contains(" -> ")) {
+        "a /dev/disk/azure listing"
+    } else if text.lines().next().is_some_and(|l| l.starts_with('\\')) {
+        "a PerfMon counter list"
+    } else {
+        "text of no kind advisor knows"
+    }
 }
 
 #[cfg(test)]

@@ -81,8 +81,9 @@ fn ds13_v2_field_case_on_the_perfmon_capture() {
     assert!(a.warnings.iter().any(|w| w.contains("3 F:")), "{:?}", a.warnings);
 }
 
-/// Rules that need neither VM size nor disks (host counters and capture targets only).
-const NEED_NO_TOPOLOGY: &[&str] = &["cpu-saturated"];
+/// Rules that need neither VM size nor disks (host counters and capture targets only;
+/// inferred-vm-cap reads its cap from the data).
+const NEED_NO_TOPOLOGY: &[&str] = &["cpu-saturated", "inferred-vm-cap"];
 
 #[test]
 fn without_a_topology_vm_disk_and_pool_rules_say_to_pass_one() {

@@ -8,6 +8,7 @@
 //! are tested and fuzzed without it.
 
 pub mod azure_monitor;
+pub mod bundle;
 pub mod decode;
 pub mod diskspd;
 mod error;

@@ -93,7 +93,10 @@ pub struct NotEvaluated {
 pub struct InputSummary {
     pub file: String,
     /// `perfmon-csv`, `iostat-text`, `iostat-json`, `diskspd-xml`, `diskspd-text`, `fio-json`,
-    /// `azure-monitor-json`, `sar-text`.
+    /// `azure-monitor-json`, `sar-text`; for the other files of a collector bundle
+    /// (`bundle.tgz!imds.json`): `collector-manifest` (the collector's manifest.json: host, start
+    /// and end of the collection), `topology` (a document the topology was read from) or
+    /// `ignored` (not read; `reason` says why).
     pub format: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
@@ -113,6 +116,9 @@ pub struct InputSummary {
     /// Reader warnings, one line each.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// Why a file of a bundle was not read, or what it was read as.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// Percentiles of one metric over the capture, in the metric's unit.

@@ -12,6 +12,8 @@ mod perfmon;
 mod series;
 mod summary;
 
+/// Collector bundles (a folder, a tar.gz, a zip), opened in memory within limits.
+pub use advisor_ingest::bundle;
 pub use advisor_ingest::{ErrorKind, IngestError};
 pub use capture::{Capture, read_bytes, read_path};
 pub use summary::{Stats, TargetStats};

@@ -127,9 +127,47 @@ pub fn chart_series(s: &SampledSeries) -> ChartSeries {
     }
 }
 
-/// Every chart line of an analysis, in its order.
+/// The ceilings the `inferred-*` rules read from the data (their findings' `ceiling_iops`
+/// and `ceiling_mbps`), as lines of their own beside the published caps: a target's own
+/// (inferred-disk-cap, by subject) and the summed disks' (inferred-vm-cap, on the uncached
+/// budget's chart, the sum of all remote disks).
+fn inferred_caps(analysis: &Analysis, s: &SampledSeries) -> Vec<CapLine> {
+    let (rule, subject) = match &s.of {
+        SeriesOf::Target { name, .. } => ("inferred-disk-cap", name.as_str()),
+        SeriesOf::Budget { cached: false, .. } => ("inferred-vm-cap", "vm"),
+        SeriesOf::Budget { .. } => return Vec::new(),
+    };
+    let who = if rule == "inferred-vm-cap" { "all disks" } else { subject };
+    analysis
+        .findings
+        .iter()
+        .filter(|f| f.rule == rule && f.subject == subject)
+        .filter_map(|f| match s.metric.as_str() {
+            "iops" => f
+                .metrics
+                .get("ceiling_iops")
+                .map(|v| iops_cap(format!("inferred ceiling of {who} (read from the data)"), *v)),
+            "mbps" => f
+                .metrics
+                .get("ceiling_mbps")
+                .map(|v| mbps_cap(format!("inferred ceiling of {who} (read from the data)"), *v)),
+            _ => None,
+        })
+        .filter(|c| c.value.is_finite())
+        .collect()
+}
+
+/// Every chart line of an analysis, in its order, with the inferred ceilings.
 pub fn chart_data(analysis: &Analysis) -> Vec<ChartSeries> {
-    analysis.series.iter().map(chart_series).collect()
+    analysis
+        .series
+        .iter()
+        .map(|s| {
+            let mut c = chart_series(s);
+            c.caps.extend(inferred_caps(analysis, s));
+            c
+        })
+        .collect()
 }
 
 #[cfg(test)]

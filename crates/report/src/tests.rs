@@ -78,6 +78,7 @@ pub(crate) fn field_case() -> Analysis {
                 targets: vec!["D:".into(), "E:".into()],
                 ignored: vec!["\\\\SQL01\\Memory\\Pages/sec".into()],
                 warnings: vec!["3 blank cells read as missing".into()],
+                reason: None,
             },
             InputSummary {
                 file: "run|1.xml".into(),
@@ -90,6 +91,20 @@ pub(crate) fn field_case() -> Analysis {
                 targets: vec!["E:\\io.dat".into(), "F:\\io.dat".into()],
                 ignored: vec![],
                 warnings: vec![],
+                reason: None,
+            },
+            InputSummary {
+                file: "bundle.tgz!advisor-sql01/lsblk.json".into(),
+                format: "ignored".into(),
+                version: None,
+                host: None,
+                start: None,
+                end: None,
+                samples: 0,
+                targets: vec![],
+                ignored: vec![],
+                warnings: vec![],
+                reason: Some("lsblk JSON: this build does not read it into the topology".into()),
             },
         ],
         findings: vec![
@@ -313,6 +328,9 @@ fn html_is_self_contained_and_complete() {
     let html = render(&field_case(), Format::Html);
     assert_self_contained(&html);
     assert!(html.starts_with("<!doctype html>"));
+    // A bundle's ignored file: listed with its reason, not counted as a capture.
+    assert!(html.contains("<li>lsblk JSON: this build does not read it into the topology</li>"));
+    assert!(html.contains("2 inputs, 4 targets"));
     assert!(html.contains(
         "Critical: cached disks and the temp disk are at the VM&#39;s cached throughput cap"
     ));
@@ -389,7 +407,8 @@ fn templates_override_file_by_file() {
     std::fs::write(dir.join("partials/inputs.md.tera"), "INPUTS: {{ inputs | length }}\n").unwrap();
     let r = Renderer::with_overrides(Some(&dir)).unwrap();
     let md = r.render(&field_case(), Format::Markdown, &RenderOptions::default()).unwrap();
-    assert!(md.contains("INPUTS: 2"), "{md}");
+    // Every input, a bundle's ignored file included.
+    assert!(md.contains("INPUTS: 3"), "{md}");
     assert!(md.contains("### Findings"), "the other templates stay embedded");
 
     std::fs::write(dir.join("report.md.tera"), "{% if %}").unwrap();
@@ -424,4 +443,44 @@ fn formats_from_names() {
     assert_eq!(Format::from_path(Path::new("r.txt")), None);
     assert_eq!("markdown".parse::<Format>(), Ok(Format::Markdown));
     assert!("pdf".parse::<Format>().is_err());
+}
+
+/// A ceiling read from the data is drawn as a line of its own, labelled as inferred, on the
+/// charts of the target its finding names (and only there), in the chart's unit.
+#[test]
+fn inferred_ceilings_are_drawn_as_their_own_labelled_lines() {
+    let mut a = field_case();
+    a.findings.push(Finding {
+        rule: "inferred-disk-cap".into(),
+        severity: Severity::Warning,
+        subject: "D:".into(),
+        title: "A target holds a ceiling while IO queues: a cap read from the data".into(),
+        evidence: "D: held 2050 IOPS and 256.3 MB/s".into(),
+        fix: "f".into(),
+        metrics: BTreeMap::from([
+            ("ceiling_iops".to_owned(), 2050.0),
+            ("ceiling_mbps".to_owned(), 256.3),
+        ]),
+        refs: vec![],
+    });
+    let charts = crate::series::chart_data(&a);
+    let inferred: Vec<(&str, &str, &crate::CapLine)> = charts
+        .iter()
+        .flat_map(|c| {
+            c.caps
+                .iter()
+                .filter(|l| l.label.contains("inferred"))
+                .map(move |l| (c.target.as_str(), c.metric.as_str(), l))
+        })
+        .collect();
+    assert_eq!(inferred.len(), 1, "{inferred:?}");
+    let (target, metric, line) = inferred[0];
+    assert_eq!((target, metric), ("D:", "mbps"));
+    assert_eq!(line.label, "inferred ceiling of D: (read from the data) 256 MB/s (244.4 MiB/s)");
+    assert!((line.value - 256.3e6 / 1_048_576.0).abs() < 1e-9);
+    let html = render(&a, Format::Html);
+    assert!(
+        html.contains("inferred ceiling of D: (read from the data)"),
+        "no inferred line in the HTML"
+    );
 }

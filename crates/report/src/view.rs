@@ -58,6 +58,9 @@ pub(crate) struct View<'a> {
     not_evaluated: Vec<Reason<'a>>,
     not_evaluated_count: usize,
     inputs: Vec<InputView<'a>>,
+    /// Inputs that are captures (a bundle's manifest, documents and ignored files are
+    /// listed among the inputs but not counted in the summary line).
+    capture_count: usize,
     warnings: &'a [String],
     charts: bool,
 }
@@ -165,6 +168,8 @@ struct InputView<'a> {
     targets: &'a [String],
     ignored: &'a [String],
     warnings: &'a [String],
+    /// Why a bundle's file was not read (or what it was read as).
+    reason: Option<&'a str>,
     /// `end - start` in seconds, when both parse.
     span_s: Option<f64>,
 }
@@ -501,6 +506,7 @@ pub(crate) fn build<'a>(
                 targets: &i.targets,
                 ignored: &i.ignored,
                 warnings: &i.warnings,
+                reason: i.reason.as_deref(),
                 span_s,
             }
         })
@@ -518,6 +524,11 @@ pub(crate) fn build<'a>(
         targets,
         not_evaluated_count: analysis.not_evaluated.len(),
         not_evaluated,
+        capture_count: analysis
+            .inputs
+            .iter()
+            .filter(|i| !matches!(i.format.as_str(), "collector-manifest" | "topology" | "ignored"))
+            .count(),
         inputs,
         warnings: &analysis.warnings,
         charts: with_charts,

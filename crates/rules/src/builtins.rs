@@ -38,6 +38,16 @@ pub enum Builtin {
     Coalesce,
     /// `if(cond, a, b)`: `a` when the scalar condition holds, else `b`.
     If,
+    /// `keep(x, cond)`: the samples of `x` where `cond` holds.
+    Keep,
+    /// `plateau(x, busy, min_samples)`: the top band of `x` among its busy samples.
+    Plateau,
+    /// `disk_caps_near(ceiling, tolerance)`: catalog disk caps near a ceiling, as text.
+    DiskCapsNear,
+    /// `vm_sizes_near(ceiling, tolerance)`: catalog VM sizes with a cap near a ceiling.
+    VmSizesNear,
+    /// `vm_sizes_near(ceiling, tolerance, family)`: the same, of one family.
+    VmSizesNearIn,
 }
 
 impl Builtin {
@@ -64,6 +74,18 @@ impl Builtin {
                 | Self::P95
                 | Self::P99
                 | Self::Pct
+        )
+    }
+
+    /// Whether it is one of the functions that read a cap from the data (`eval/inferred.rs`).
+    pub fn is_inferred(self) -> bool {
+        matches!(
+            self,
+            Self::Keep
+                | Self::Plateau
+                | Self::DiskCapsNear
+                | Self::VmSizesNear
+                | Self::VmSizesNearIn
         )
     }
 
@@ -181,7 +203,7 @@ pub const FUNCTIONS: &[FunctionSpec] = &[
         name: "longest",
         params: &["a bool series"],
         returns: "a scalar time",
-        doc: "The longest time the condition held without a break (a gap of more than 1.5 intervals breaks it).",
+        doc: "The longest time the condition held without a break (a gap of more than 1.5 intervals breaks it): the number `sustained` compares; missing on a one-row summary.",
         example: "longest(busy_pct > 95%) >= 5 min",
     },
     FunctionSpec {
@@ -271,6 +293,55 @@ pub const FUNCTIONS: &[FunctionSpec] = &[
         returns: "the type of the two values",
         doc: "The second argument when the condition holds, else the third; only the chosen one is evaluated, so the other may be missing. Text in `evidence` and `fix` chosen by a setting: `{if(disk.tier == \"Ultra Disk\", \"raise its provisioned IOPS\", \"move it to Ultra Disk\")}`. A condition that is missing makes the value missing (`n/a` in text): guard it with `exists(...) and ...`.",
         example: "if(disk.cache == none, iops, write_iops)",
+    },
+    // Caps read from the data (issue 14).
+    FunctionSpec {
+        builtin: Builtin::Keep,
+        name: "keep",
+        params: &["a numeric series", "a bool series"],
+        returns: "a series of the same dimension",
+        doc: "The samples of the series where the condition holds (joined on time): `p50(keep(queue_depth, iops >= 3000 iops))` is the median queue while the IOPS were high. A one-row benchmark summary is kept or dropped whole.",
+        example: "p50(keep(queue_depth, busy_pct > 90%))",
+    },
+    FunctionSpec {
+        builtin: Builtin::Plateau,
+        name: "plateau",
+        params: &[
+            "a numeric series",
+            "a bool series (which samples are busy)",
+            "a count (busy samples needed)",
+        ],
+        returns: "a series of the same dimension",
+        doc: "The top band of the series: its busy samples at or above half their 99th percentile, the level a capped load keeps returning to (its `p50` is the ceiling, `p99` its top; a narrow band is a ceiling, a wide one a load that varies). No busy sample gives an empty band; fewer busy samples than asked makes the value missing (not evaluated: the capture is too short to tell a ceiling from a passing peak). A one-row benchmark summary is its own plateau. The band depends on the values only, not their order.",
+        example: "p50(plateau(iops, iops >= 50 iops, 30))",
+    },
+    FunctionSpec {
+        builtin: Builtin::DiskCapsNear,
+        name: "disk_caps_near",
+        params: &["a scalar rate or throughput", "a ratio (the tolerance)"],
+        returns: "text",
+        doc: "The catalog's disk SKUs whose cap or burst cap (IOPS for a rate, MB/s for a throughput) lies within the tolerance of the value, grouped by cap, closest first: `P10/P15/P20 (Premium SSD) burst cap of 3,500 IOPS`; `none` when nothing does. Superseded rows and provisioned ranges (Ultra Disk, Premium SSD v2 above its baseline) are not matched.",
+        example: "disk_caps_near(p50(iops), 5%) != \"none\"",
+    },
+    FunctionSpec {
+        builtin: Builtin::VmSizesNear,
+        name: "vm_sizes_near",
+        params: &["a scalar rate or throughput", "a ratio (the tolerance)"],
+        returns: "text",
+        doc: "The catalog's VM sizes whose cached, uncached or uncached burst cap lies within the tolerance of the value, closest first, at most five (`and N more`): `Standard_DS1 (uncached 3,200 IOPS)`; `none` when nothing does.",
+        example: "vm_sizes_near(p50(iops), 5%) != \"none\"",
+    },
+    FunctionSpec {
+        builtin: Builtin::VmSizesNearIn,
+        name: "vm_sizes_near",
+        params: &[
+            "a scalar rate or throughput",
+            "a ratio (the tolerance)",
+            "text: a family as `vm.family` gives it",
+        ],
+        returns: "text",
+        doc: "`vm_sizes_near` among the sizes of one family (`DS`, `E`): the capture's own when the size is partly known.",
+        example: "vm_sizes_near(p50(mbps), 5%, vm.family) != \"none\"",
     },
 ];
 

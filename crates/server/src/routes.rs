@@ -263,13 +263,13 @@ where
 fn analyze_upload(inner: &crate::Inner, up: Upload, format: Format) -> Result<String, AppError> {
     let session = &inner.session;
     let (sources, captures) = up.into_parts();
-    let topology = session.topology(&sources).map_err(upload_error)?;
     let inputs: Vec<Input> = captures
         .into_iter()
         .map(|(name, bytes)| Input::Bytes { name, bytes: Vec::from(bytes) })
         .collect();
-    let captures = session.read_all(inputs, |_| {}).map_err(upload_error)?;
-    let analysis = session.analyze_captures(&captures, topology.as_ref());
+    // Bundles (tar.gz, zip) are opened in memory within the session's limits, as the CLI
+    // opens them.
+    let analysis = session.analyze(inputs, &sources).map_err(upload_error)?;
     session
         .render(&analysis, format)
         .map_err(|e| AppError::Internal(format!("rendering the report: {e}")))

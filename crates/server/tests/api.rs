@@ -127,6 +127,7 @@ async fn the_upload_page_offers_captures_topology_vm_disks_and_format() {
         r#"<option value="P30">"#,
         r#"name="format""#,
         "Up to 256 MiB",
+        "or collector bundles (.tar.gz, .zip)",
         "Azure Monitor metrics JSON",
     ] {
         assert!(html.contains(want), "{want} missing from the page");
@@ -521,4 +522,137 @@ impl futures_core::Stream for Chunks {
     fn poll_next(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         Poll::Ready(self.0.next().map(Ok))
     }
+}
+
+/// The rule ids of a JSON report's findings, in order.
+fn rule_ids(report: &Value) -> Vec<String> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| format!("{} {}", f["rule"], f["subject"]))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_collector_bundle_is_analysed_like_its_capture() {
+    let app = default_app();
+    let (capture, topology) = ds13();
+    let zip = std::fs::read(repo().join("fixtures/bundles/windows-ds13v2.zip")).unwrap();
+    let tgz = std::fs::read(repo().join("fixtures/bundles/linux-off-azure.tar.gz")).unwrap();
+    let loose: [Part<'_>; 2] =
+        [("capture", Some("capture.csv"), &capture), ("topology", Some("t.toml"), &topology)];
+    let (s, _, body) = send(&app, post(&loose, None)).await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+    let loose: Value = serde_json::from_str(&body).unwrap();
+
+    let bundle: [Part<'_>; 2] =
+        [("capture", Some("bundle.zip"), &zip), ("topology", Some("t.toml"), &topology)];
+    let (s, _, body) = send(&app, post(&bundle, None)).await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+    let report: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(rule_ids(&report), rule_ids(&loose));
+    assert_eq!(report["inputs"][0]["file"], "bundle.zip!perfmon.csv");
+    assert_eq!(report["inputs"][1]["format"], "collector-manifest");
+    let imds = report["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["file"] == "bundle.zip!imds.json")
+        .expect("the IMDS document is listed");
+    assert_eq!(imds["format"], "topology");
+
+    // Without a topology file the bundle's own documents give the same verdicts.
+    let alone: [Part<'_>; 1] = [("capture", Some("bundle.zip"), &zip)];
+    let (s, _, body) = send(&app, post(&alone, None)).await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+    let alone: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(rule_ids(&alone), rule_ids(&loose));
+    assert_eq!(alone["not_evaluated"], loose["not_evaluated"]);
+
+    // A tar.gz beside a loose capture: both read, one report.
+    let both: [Part<'_>; 2] =
+        [("capture", Some("vm.tgz"), &tgz), ("capture", Some("capture.csv"), &capture)];
+    let (s, _, body) = send(&app, post(&both, None)).await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+    let report: Value = serde_json::from_str(&body).unwrap();
+    let files: Vec<&str> =
+        report["inputs"].as_array().unwrap().iter().filter_map(|i| i["file"].as_str()).collect();
+    assert!(files.contains(&"vm.tgz!advisor-vm-20261124T002750Z/iostat.json"), "{files:?}");
+    assert!(files.contains(&"capture.csv"), "{files:?}");
+}
+
+#[tokio::test]
+async fn hostile_bundles_are_422_naming_the_archive_and_the_entry() {
+    let app = default_app();
+    let invalid = repo().join("fixtures/invalid");
+    for (file, says) in [
+        ("bundle-zip-bomb.zip", "entry `perfmon.csv`: the archive unpacks to more than 200 times"),
+        ("bundle-traversal.zip", "entry `../../etc/cron.d/x`: a `..` component"),
+        ("bundle-traversal.tar.gz", "entry `../../etc/cron.d/x`: a `..` component"),
+        ("bundle-symlink.zip", "entry `imds.json`: a symbolic link"),
+        ("bundle-symlink.tar.gz", "entry `imds.json`: a symbolic link"),
+    ] {
+        let bytes = std::fs::read(invalid.join(file)).unwrap();
+        let parts: [Part<'_>; 1] = [("capture", Some(file), &bytes)];
+        let detail = problem(
+            &app,
+            post(&parts, None),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "unreadable-capture",
+        )
+        .await;
+        assert!(detail.starts_with(&format!("{file}: {says}")), "{file}: {detail}");
+    }
+    // An archive with no capture in it.
+    let imds = std::fs::read(repo().join("fixtures/bundles/windows-ds13v2/imds.json")).unwrap();
+    let mut z = Vec::new();
+    {
+        // A stored (uncompressed) zip of one entry, written by hand: local header, data,
+        // central directory, end record.
+        let name = b"imds.json";
+        let crc = crc32(&imds);
+        let mut local = Vec::new();
+        local.extend_from_slice(b"PK\x03\x04\x14\x00\x00\x00\x00\x00\x00\x00\x00\x00");
+        local.extend_from_slice(&crc.to_le_bytes());
+        local.extend_from_slice(&(imds.len() as u32).to_le_bytes());
+        local.extend_from_slice(&(imds.len() as u32).to_le_bytes());
+        local.extend_from_slice(&(name.len() as u16).to_le_bytes());
+        local.extend_from_slice(&0u16.to_le_bytes());
+        local.extend_from_slice(name);
+        z.extend_from_slice(&local);
+        z.extend_from_slice(&imds);
+        let cd_start = z.len() as u32;
+        z.extend_from_slice(b"PK\x01\x02\x14\x00\x14\x00\x00\x00\x00\x00\x00\x00\x00\x00");
+        z.extend_from_slice(&crc.to_le_bytes());
+        z.extend_from_slice(&(imds.len() as u32).to_le_bytes());
+        z.extend_from_slice(&(imds.len() as u32).to_le_bytes());
+        z.extend_from_slice(&(name.len() as u16).to_le_bytes());
+        z.extend_from_slice(&[0; 12]);
+        z.extend_from_slice(&0u32.to_le_bytes());
+        z.extend_from_slice(name);
+        let cd_len = z.len() as u32 - cd_start;
+        z.extend_from_slice(b"PK\x05\x06\x00\x00\x00\x00\x01\x00\x01\x00");
+        z.extend_from_slice(&cd_len.to_le_bytes());
+        z.extend_from_slice(&cd_start.to_le_bytes());
+        z.extend_from_slice(&0u16.to_le_bytes());
+    }
+    let parts: [Part<'_>; 1] = [("capture", Some("meta.zip"), &z)];
+    let detail =
+        problem(&app, post(&parts, None), StatusCode::UNPROCESSABLE_ENTITY, "unreadable-capture")
+            .await;
+    assert!(detail.starts_with("meta.zip: no capture in it"), "{detail}");
+    healthy(&app).await;
+}
+
+/// CRC-32 (IEEE), for the hand-written zip above.
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in data {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+        }
+    }
+    !crc
 }

@@ -96,9 +96,41 @@ fn ds13_v2_from_imds_and_get_disk_is_the_seed_topology() {
             "ds13v2-windows/imds.json: $.compute.storageProfile.dataDisks[0].managedDisk.storageAccountType (Premium_LRS) + $.compute.storageProfile.dataDisks[0].diskSizeGB (1024 GiB) -> P30"
         )
     );
-    assert_eq!(source("vm.temp_disk"), Some("ds13v2-windows/get-partition.json: $[2].DriveLetter"));
+    assert_eq!(
+        source("vm.temp_disk"),
+        Some(
+            "ds13v2-windows/get-partition.json: $[2].DriveLetter, the temp disk by ds13v2-windows/get-disk.json: $[1].Location"
+        )
+    );
     assert!(seed.sources.is_empty());
     assert_eq!(t.disk("C:").and_then(|d| d.lun), None);
+}
+
+/// The collector's Windows bundle puts the temp disk on an adapter of its own (as Gen1 VMs
+/// do), not the OS disk's: it is told by its size, the resource disk's to the MiB, and its
+/// `LUN 0` is not taken for the data disk at LUN 0.
+#[test]
+fn a_temp_disk_on_its_own_adapter_is_told_by_the_resource_disk_size() {
+    let bundle = dir().join("../../bundles/windows-ds13v2");
+    let mut docs = Vec::new();
+    for f in ["get-disk.json", "get-partition.json", "get-volume.json", "imds.json"] {
+        let text = std::fs::read_to_string(bundle.join(f)).unwrap();
+        docs.push((f.to_owned(), text));
+    }
+    let t = match Topology::from_documents(&docs, &catalog()) {
+        Ok(t) => t,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(t.temp_disks(), vec!["D:"]);
+    assert_eq!(t.disk("E:").and_then(|d| d.lun), Some(0));
+    assert_eq!(t.disk("E:").and_then(|d| d.sku.clone()).as_deref(), Some("P30"));
+    assert!(t.disk("D:").is_none());
+    let source = |k: &str| t.sources.iter().find(|(key, _)| key == k).map(|(_, s)| s.as_str());
+    assert!(
+        source("vm.temp_disk").is_some_and(|s| s.contains("the size of the resource disk")),
+        "{:?}",
+        source("vm.temp_disk")
+    );
 }
 
 #[test]

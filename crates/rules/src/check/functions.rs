@@ -160,6 +160,31 @@ impl Checker<'_> {
                     _ => Ty { dim, series },
                 })
             }
+            Builtin::Keep | Builtin::Plateau => {
+                let a = ty(0);
+                self.want(a.dim.is_numeric() && a.series, name, 0, "a numeric series", args, t)?;
+                let c = ty(1);
+                self.want(c.dim == Dim::Bool && c.series, name, 1, "a bool series", args, t)?;
+                if b == Builtin::Plateau {
+                    let n = ty(2);
+                    let count = matches!(n.dim, Dim::Count | Dim::Number) && !n.series;
+                    self.want(count, name, 2, "a count", args, t)?;
+                }
+                Some(Ty { dim: a.dim, series: true })
+            }
+            Builtin::DiskCapsNear | Builtin::VmSizesNear | Builtin::VmSizesNearIn => {
+                let x = ty(0);
+                let measure = matches!(x.dim, Dim::Rate | Dim::Throughput) && !x.series;
+                self.want(measure, name, 0, "a scalar rate or throughput", args, t)?;
+                let tol = ty(1);
+                let ratio = matches!(tol.dim, Dim::Ratio | Dim::Number) && !tol.series;
+                self.want(ratio, name, 1, "a ratio", args, t)?;
+                if b == Builtin::VmSizesNearIn {
+                    let f = ty(2);
+                    self.want(f == Ty::scalar(Dim::Text), name, 2, "text", args, t)?;
+                }
+                Some(Ty::scalar(Dim::Text))
+            }
             Builtin::Exists => Some(Ty::scalar(Dim::Bool)),
             Builtin::Coalesce => {
                 let dim = Dim::unify(ty(0).dim, ty(1).dim);

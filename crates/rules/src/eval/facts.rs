@@ -71,6 +71,47 @@ pub struct BenchInfo {
     pub settings: BenchSettings,
 }
 
+/// The catalog's published caps (`crates/topology/catalog`, plus `--catalog` rows), for
+/// matching a ceiling read from the data: `disk_caps_near`, `vm_sizes_near`. Figures in
+/// IO/s and Azure MB/s (10^6 bytes/s); each row keeps its `source`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CatalogCaps {
+    pub disks: Vec<SkuCaps>,
+    pub vms: Vec<SizeCaps>,
+}
+
+/// A disk SKU's caps (a row of `disk_skus.csv`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkuCaps {
+    pub sku: String,
+    pub tier: String,
+    pub iops: Option<f64>,
+    pub mbps: Option<f64>,
+    pub burst_iops: Option<f64>,
+    pub burst_mbps: Option<f64>,
+    /// A figure from a superseded document: never matched.
+    pub superseded: bool,
+    /// Performance set per disk (Ultra Disk, Premium SSD v2 beyond its baseline): never
+    /// matched, any figure in its range would.
+    pub provisioned: bool,
+    pub source: Vec<String>,
+}
+
+/// A VM size's storage caps (a row of `vm_sizes.csv`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SizeCaps {
+    pub size: String,
+    /// As `vm.family`: `DS` for Standard_DS13_v2.
+    pub family: String,
+    pub cached_iops: Option<f64>,
+    pub cached_mbps: Option<f64>,
+    pub uncached_iops: Option<f64>,
+    pub uncached_mbps: Option<f64>,
+    pub uncached_burst_iops: Option<f64>,
+    pub uncached_burst_mbps: Option<f64>,
+    pub source: Vec<String>,
+}
+
 /// Every fact a rule reads beside the series: plain data, built once per analysis.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Facts {
@@ -86,6 +127,8 @@ pub struct Facts {
     pub targets: Vec<TargetInfo>,
     /// The host target with CPU and memory counters, when a capture has one.
     pub host: Option<TargetId>,
+    /// The catalog's caps, for ceilings read from the data; `None` without a catalog.
+    pub catalog: Option<Arc<CatalogCaps>>,
 }
 
 impl Facts {

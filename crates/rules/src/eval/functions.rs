@@ -45,6 +45,9 @@ impl Evaluation<'_> {
         if b.is_time_aggregate() {
             return self.time_aggregate(b, args, whole);
         }
+        if b.is_inferred() {
+            return self.inferred(b, args);
+        }
         let mut vals = Vec::with_capacity(args.len());
         for a in args {
             vals.push(self.eval(a)?);

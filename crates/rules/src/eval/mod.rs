@@ -17,6 +17,7 @@ mod facts;
 mod fields;
 mod format;
 mod functions;
+mod inferred;
 mod operators;
 mod value;
 
@@ -26,8 +27,8 @@ use std::sync::{Arc, Mutex};
 use advisor_model::{Direction, Finding, Metric, NotEvaluated, TargetKind, Unit};
 
 pub use facts::{
-    BenchInfo, DiskInfo, Facts, MemorySeries, PoolInfo, Series, SeriesSource, TargetId, TargetInfo,
-    VmInfo,
+    BenchInfo, CatalogCaps, DiskInfo, Facts, MemorySeries, PoolInfo, Series, SeriesSource,
+    SizeCaps, SkuCaps, TargetId, TargetInfo, VmInfo,
 };
 
 use crate::ast::{BinaryOp, UnaryOp};

@@ -9,7 +9,7 @@ use crate::spec::{FileSpec, PoolSpec, VmSpec};
 use crate::topology::TopologyWarning;
 
 use super::Facts;
-use super::azure::{AzDisk, VmFacts};
+use super::azure::{AzDisk, Fact, VmFacts};
 use super::emit;
 use super::guest::{GuestDisk, GuestFacts, GuestRole, Letter};
 use super::node::Src;
@@ -81,7 +81,7 @@ pub(crate) type Merge = (String, Vec<TopologyWarning>, Vec<(String, String)>);
 pub(crate) fn merge(all: &[Facts], catalog: &Catalog) -> Result<Merge, TopologyError> {
     let mut out = Out::default();
     let vm = vm_facts(all, &mut out.notes);
-    let guest = guest_facts(all);
+    let mut guest = guest_facts(all);
     let size_row = match &vm.size {
         Some(f) => Some(catalog.vm(&f.v).map_err(|u| {
             TopologyError::new(
@@ -107,6 +107,7 @@ pub(crate) fn merge(all: &[Facts], catalog: &Catalog) -> Result<Merge, TopologyE
         (None, Some(gib)) => gib > 0.0,
         (None, None) => false,
     };
+    temp_by_size(&mut guest, &vm, size_row.and_then(|r| r.temp_gib));
     let disks = az_disks(all, &vm, &mut out.notes);
     let mut used_guest = vec![false; guest.disks.len()];
     for d in &disks {
@@ -200,7 +201,14 @@ pub(crate) fn merge(all: &[Facts], catalog: &Catalog) -> Result<Merge, TopologyE
         Some(i) => {
             used_guest[i] = true;
             let (name, src) = guest_name(&guest.disks[i], &guest.letters);
-            out.temp_disk = Some(Val::str(&name, from(&src)));
+            // Which disk is the temp disk may come from another document than its name.
+            let why = match guest.disks[i].role.as_ref() {
+                Some(r) if r.src.file != src.file => {
+                    format!("{}, the temp disk by {}", from(&src), from(&r.src))
+                }
+                _ => from(&src),
+            };
+            out.temp_disk = Some(Val::str(&name, why));
         }
         None if has_temp && (windows || linux) => {
             let name = if windows { "disk1" } else { "sdb" };
@@ -297,6 +305,42 @@ fn vm_facts(all: &[Facts], notes: &mut Vec<TopologyWarning>) -> VmFacts {
         }
     }
     vm
+}
+
+/// When no guest document marked the temp disk, the one non-OS disk whose size is the
+/// resource disk's (IMDS `resourceDisk.size`, to the MiB; else the catalog's temp storage,
+/// within 2%) is it. Windows' disk locations do not tell the temp disk's adapter apart on
+/// every generation of VM, while its size is exact; a data disk of that very size would be
+/// a 112 GiB managed disk, which Azure does not sell.
+fn temp_by_size(guest: &mut GuestFacts, vm: &VmFacts, catalog_gib: Option<f64>) {
+    const MIB: f64 = 1_048_576.0;
+    if guest.disks.iter().any(|g| g.role.as_ref().is_some_and(|r| r.v == GuestRole::Temp)) {
+        return;
+    }
+    let matches = |bytes: f64| match (&vm.resource_disk_mib, catalog_gib) {
+        (Some(mib), _) => mib.v > 0.0 && (bytes / MIB - mib.v).abs() <= 1.0,
+        (None, Some(gib)) => gib > 0.0 && (bytes / (1024.0 * MIB) / gib - 1.0).abs() <= 0.02,
+        (None, None) => false,
+    };
+    let found: Vec<usize> = (0..guest.disks.len())
+        .filter(|&i| {
+            let g = &guest.disks[i];
+            !g.role.as_ref().is_some_and(|r| r.v == GuestRole::Os)
+                && g.size_bytes.is_some_and(&matches)
+        })
+        .collect();
+    if let [i] = found[..] {
+        let g = &mut guest.disks[i];
+        let src = match &vm.resource_disk_mib {
+            Some(mib) => Src {
+                file: g.device.src.file.clone(),
+                path: format!("{}, the size of the resource disk ({})", g.device.src.path, mib.src),
+            },
+            None => g.device.src.clone(),
+        };
+        g.role = Some(Fact { v: GuestRole::Temp, src });
+        g.lun = None;
+    }
 }
 
 fn guest_facts(all: &[Facts]) -> GuestFacts {
