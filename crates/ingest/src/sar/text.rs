@@ -198,9 +198,13 @@ pub(crate) fn read(file: &str, text: &str) -> Result<RawCapture, IngestError> {
         }
         let col0 = |k: usize| -> u64 {
             // 1-based char column of the k-th token after the time.
-            let tok = rest.get(k).copied().unwrap_or("");
-            let off = tok.as_ptr() as usize - line.as_ptr() as usize;
-            line.get(..off).map(|s| s.chars().count() as u64 + 1).unwrap_or(1)
+            // A missing token is past the line's end (a cut line); tokens are slices of
+            // `line`, so the offset is their distance from its start.
+            let Some(tok) = rest.get(k).copied() else {
+                return line.chars().count() as u64 + 1;
+            };
+            let off = (tok.as_ptr() as usize).saturating_sub(line.as_ptr() as usize);
+            line.get(..off).map_or(1, |s| s.chars().count() as u64 + 1)
         };
         match &section {
             Section::Dev { cols, dev } => {
