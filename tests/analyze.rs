@@ -363,3 +363,26 @@ fn html_renders_in_chromium() {
 fn file_url(p: &Path) -> String {
     format!("file://{}", p.display())
 }
+
+/// sar's daily files average 10 minutes per sample: the report says, in every format, what
+/// such a capture can and cannot show and how to capture at 1 s; a 1 s capture says nothing.
+#[test]
+fn a_coarse_capture_says_what_its_interval_hides() {
+    let coarse = "fixtures/captures/sar-text/sar-old-12h-restart.txt".to_owned();
+    let md = stdout(&analyze(std::slice::from_ref(&coarse), None, &[]));
+    let section = md.split("#### Warnings about the inputs").nth(1).unwrap_or("");
+    assert!(section.contains("one sample every 10 minutes"), "{md}");
+    assert!(section.contains("hides bursts and throttling"), "{md}");
+    assert!(section.contains("capture at 1 s"), "{md}");
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&analyze(&[coarse], None, &["--format", "json"]))).unwrap();
+    let warnings = json["warnings"].as_array().expect("warnings");
+    assert_eq!(
+        warnings.iter().filter(|w| w.as_str().unwrap().contains("one sample every")).count(),
+        1,
+        "{warnings:?}"
+    );
+    let fine = "fixtures/captures/sar-text/sar-A.txt".to_owned();
+    let md = stdout(&analyze(&[fine], None, &[]));
+    assert!(!md.contains("one sample every"), "{md}");
+}

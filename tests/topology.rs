@@ -328,7 +328,7 @@ fn the_report_says_what_was_assumed_overridden_and_unexplained() {
     ]);
     assert_eq!(code, 0, "{err}");
     let section: String = out
-        .split("#### Topology and matching warnings")
+        .split("#### Warnings about the inputs")
         .nth(1)
         .and_then(|s| s.split("\n### ").next())
         .unwrap_or_default()

@@ -67,6 +67,7 @@ pub(crate) fn run(
         warnings.extend(bound.matching.warnings.iter().map(ToString::to_string));
     }
     warnings.extend(platform.notes.iter().cloned());
+    warnings.extend(captures.iter().filter_map(coarse_interval));
     let t = Instant::now();
     let series = series::sampled(&bound, &source, settings.chart_points);
     let curves = curves(captures);
@@ -96,6 +97,29 @@ fn fmt_time(ms: i64) -> String {
     chrono::DateTime::from_timestamp_millis(ms)
         .map(|t| t.naive_utc().format("%Y-%m-%dT%H:%M:%S").to_string())
         .unwrap_or_else(|| format!("{ms} ms"))
+}
+
+/// A guest capture sampled every minute or slower (sar's daily files: 10 minutes) can show
+/// load but not throttling: said once per capture in the report's warnings. Azure Monitor's
+/// one-minute grain is the platform's own and its rules are written for it.
+const COARSE_INTERVAL_S: f64 = 60.0;
+
+fn coarse_interval(c: &Capture) -> Option<String> {
+    let iv = c.meta.interval_s.filter(|iv| *iv >= COARSE_INTERVAL_S)?;
+    if c.format().id() == "azure-monitor-json" || c.samples() < 2 {
+        return None;
+    }
+    let every =
+        if iv >= 120.0 { format!("{:.0} minutes", iv / 60.0) } else { format!("{iv:.0} s") };
+    Some(format!(
+        "{}: one sample every {every}: each is an average over that time, so it shows sustained \
+         load but hides bursts and throttling (Azure holds IO at a cap in 50 ms windows); an \
+         average at 80% of a cap means the load sat at the cap for most of the interval, and \
+         peaks below a cap do not prove it was never reached. To see throttling, capture at 1 s \
+         while the workload is slow: `collect/collect-linux.sh` (iostat every second), or \
+         `sar -d -p -u 1` / `iostat -x -t 1`",
+        c.file
+    ))
 }
 
 fn input_summary(c: &Capture) -> InputSummary {

@@ -229,8 +229,10 @@ pub struct Analysis {
     /// The VM size analysed against, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vm: Option<String>,
-    /// Topology and matching warnings (a disk no capture mentions, a busy target the
-    /// topology lacks, unsupported configurations), one line each.
+    /// Warnings about the inputs, one line each: the topology and its matching (a disk no
+    /// capture mentions, a busy target the topology lacks, unsupported configurations,
+    /// facts merged or assumed from documents), the platform metrics' time alignment, and
+    /// captures sampled too coarsely to show throttling.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
     /// Series for the HTML report's charts; not in the JSON document.
