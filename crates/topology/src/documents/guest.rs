@@ -48,6 +48,10 @@ fn fact<T>(n: &Node<'_>, v: T) -> Fact<T> {
     Fact { v, src: n.src() }
 }
 
+/// Device name prefixes lsblk lists as `disk` that no Azure disk has: compressed RAM
+/// (`zram0`), RAM disks, loop and network block devices.
+const NOT_AZURE_DISKS: [&str; 4] = ["zram", "ram", "loop", "nbd"];
+
 /// `lsblk -J -o NAME,HCTL,SIZE,TYPE,MOUNTPOINT`: HCTL `1:0:0:2` is LUN 2; NVMe namespaces
 /// of the remote controller are nsid 1 = OS, nsid N = LUN N-2 (azure-vm-utils).
 pub(crate) fn lsblk(root: &Node<'_>) -> Result<GuestFacts, TopologyError> {
@@ -63,7 +67,8 @@ pub(crate) fn lsblk(root: &Node<'_>) -> Result<GuestFacts, TopologyError> {
             Some(t) => t.text()?,
             None => "disk".to_owned(),
         };
-        if kind != "disk" {
+        // Memory, loop and network block devices are never an Azure disk.
+        if kind != "disk" || NOT_AZURE_DISKS.iter().any(|p| name.starts_with(p)) {
             continue;
         }
         let mounts = mountpoints(&n);
@@ -359,6 +364,22 @@ mod tests {
                 ("disk2".to_owned(), Some(GuestRole::Data), Some(2)),
             ]
         );
+    }
+
+    /// What the collector wrote on a Debian VM off Azure: a zram swap device beside the
+    /// virtio OS disk. zram is memory, not a disk the topology could describe.
+    #[test]
+    fn lsblk_skips_memory_and_loop_devices() {
+        let text = r#"{"blockdevices": [
+ {"name": "zram0", "hctl": null, "size": "0B", "type": "disk", "mountpoint": null},
+ {"name": "loop3", "hctl": null, "size": "64M", "type": "disk", "mountpoint": null},
+ {"name": "vda", "hctl": null, "size": "256G", "type": "disk", "mountpoint": "/"},
+ {"name": "sdc", "hctl": "1:0:0:0", "size": "1T", "type": "disk", "mountpoint": null}
+]}"#;
+        let v: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+        let Ok(f) = lsblk(&Node::root("lsblk.json", text, &v)) else { panic!("refused") };
+        let names: Vec<&str> = f.disks.iter().map(|d| d.device.v.as_str()).collect();
+        assert_eq!(names, ["vda", "sdc"]);
     }
 
     #[test]
