@@ -386,3 +386,85 @@ fn a_coarse_capture_says_what_its_interval_hides() {
     let md = stdout(&analyze(&[fine], None, &[]));
     assert!(!md.contains("one sample every"), "{md}");
 }
+
+/// One sysstat capture rendered by `sar -d -p -u`, `sadf -d` (dates and epoch seconds),
+/// `sadf -j` and `sadf -x` gives the same targets and numbers (issue 19); `sadf -j` with only
+/// the old sector names (sysstat before 12) gives them to the source's rounding.
+#[test]
+fn sadf_renderings_give_the_numbers_of_the_sar_text() {
+    let targets = |file: &str| -> Vec<serde_json::Value> {
+        let out = analyze(&[file.to_owned()], None, &["--format", "json"]);
+        assert_eq!(out.status.code(), Some(0), "{file}: {}", stderr(&out));
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(report["not_evaluated"].as_array().is_some_and(|n| !n.is_empty()));
+        report["targets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                let mut t = t.clone();
+                t.as_object_mut().unwrap().remove("file");
+                t
+            })
+            .collect()
+    };
+    let text = targets("fixtures/captures/sar-text/sar-dpu-sadf-source.txt");
+    assert_eq!(text.len(), 2, "{text:?}");
+    assert!(text.iter().any(|t| t["name"] == "vda" && t["metrics"]["iops"]["max"] == 764.0));
+    for f in [
+        "fixtures/captures/sadf-csv/sadf-d.csv",
+        "fixtures/captures/sadf-csv/sadf-d-epoch.csv",
+        "fixtures/captures/sadf-json/sadf-j.json",
+        "fixtures/captures/sadf-xml/sadf-x.xml",
+    ] {
+        assert_eq!(targets(f), text, "{f}");
+    }
+    let old = targets("fixtures/captures/sadf-json/sadf-j-old-keys.json");
+    fn close(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+        match (a, b) {
+            (serde_json::Value::Object(x), serde_json::Value::Object(y)) => {
+                x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| close(v, w)))
+            }
+            (serde_json::Value::Array(x), serde_json::Value::Array(y)) => {
+                x.len() == y.len() && x.iter().zip(y).all(|(v, w)| close(v, w))
+            }
+            (serde_json::Value::Number(x), serde_json::Value::Number(y)) => {
+                let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
+                (x - y).abs() <= 1e-3 * x.abs().max(y.abs()).max(1.0)
+            }
+            _ => a == b,
+        }
+    }
+    assert!(
+        close(&serde_json::Value::Array(old.clone()), &serde_json::Value::Array(text)),
+        "{old:?}"
+    );
+}
+
+/// Issue 19's "done when": a sosreport's daily sar text (10-minute averages) analyses with a
+/// device finding (the data disk held at a P30's 5,000 IOPS with a deep queue) and a CPU
+/// finding, and the report states what its interval cannot show.
+#[test]
+fn a_sosreport_sar_day_gives_device_and_cpu_findings_and_its_interval_limits() {
+    let day = "fixtures/captures/sar-text/sar-sosreport-day.txt".to_owned();
+    let out = analyze(&[day], None, &["--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let found: Vec<(String, String)> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (f["rule"].as_str().unwrap().to_owned(), f["subject"].as_str().unwrap().to_owned())
+        })
+        .collect();
+    assert!(found.contains(&("inferred-disk-cap".into(), "sdc".into())), "{found:?}");
+    assert!(found.contains(&("cpu-saturated".into(), "vm".into())), "{found:?}");
+    let disk =
+        report["findings"].as_array().unwrap().iter().find(|f| f["rule"] == "inferred-disk-cap");
+    let evidence = disk.and_then(|f| f["evidence"].as_str()).unwrap_or("");
+    assert!(evidence.contains("P30 (Premium SSD) cap of 5,000 IOPS"), "{evidence}");
+    assert_eq!(report["inputs"][0]["format"], "sar-text");
+    let warnings = report["warnings"].to_string();
+    assert!(warnings.contains("one sample every 10 minutes"), "{warnings}");
+}

@@ -21,7 +21,6 @@ fn must_refuse(rel: &Path) -> bool {
         || s.contains(".normal.")
         || s.contains(".terse.")
         || s.contains("stderr")
-        || s.contains("/sadf_")
         || s.contains("proc_diskstats")
         || s.contains("fio-error-only")
         // Its only job failed with EINVAL before doing any IO: there are no results.

@@ -40,9 +40,10 @@ pub const FORMATS: &[Entry] = &[
     Entry::Refuse(&refusals::BINARY),
     Entry::Read(&perfmon::PerfmonCsv),
     Entry::Read(&iostat::IostatText),
-    Entry::Refuse(&refusals::SADF_CSV),
-    Entry::Refuse(&refusals::SADF_JSON),
+    Entry::Read(&sar::SadfCsv),
+    Entry::Read(&sar::SadfJson),
     Entry::Read(&iostat::IostatJson),
+    Entry::Read(&sar::SadfXml),
     Entry::Read(&diskspd::DiskspdXml),
     Entry::Read(&diskspd::DiskspdText),
     Entry::Read(&fio::FioJson),
@@ -316,7 +317,7 @@ mod tests {
             "PerfMon CSV (typeperf/relog), iostat text (iostat -x -t 1), iostat JSON \
              (iostat -x -t -o JSON 1), DiskSpd XML (-Rxml) or text, fio JSON \
              (--output-format=json), Azure Monitor metrics JSON (az monitor metrics list), sar \
-             text (sar -A, sar -d -p -u)"
+             text (sar -A, sar -d -p -u) and sadf -d, -j or -x output (sadf saDD -- -d -p -u)"
         );
     }
 

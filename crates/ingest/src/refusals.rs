@@ -40,30 +40,6 @@ pub(crate) const BINARY: Refusal = Refusal {
     example: b"\x01\x02\x03\x04\x05\x06\x07\x08\x0e\x0f\x10\x11blg",
 };
 
-/// `sadf -d`: sar data as `;`-separated text.
-pub(crate) const SADF_CSV: Refusal = Refusal {
-    looks_like: "sadf -d output (sar data)",
-    hint: Some(IOSTAT_HINT),
-    test: Test::Text(|h| {
-        let first = h.first_line();
-        first.starts_with("# hostname") && first.contains(';')
-    }),
-    example: b"# hostname;interval;timestamp;DEV;tps\nvm;1;2026-11-21 10:00:00 UTC;sda;1.0\n",
-};
-
-/// `sadf -j`: sar data as JSON, which also has a `"sysstat"` key.
-pub(crate) const SADF_JSON: Refusal = Refusal {
-    looks_like: "sadf -j output (sar data as JSON)",
-    hint: Some(IOSTAT_HINT),
-    test: Test::Text(|h| {
-        let t = h.text;
-        t.starts_with('{')
-            && t.contains("\"sysstat\"")
-            && (t.contains("\"file-date\"") || t.contains("\"timestamp\": {"))
-    }),
-    example: b"{\"sysstat\": {\"hosts\": [{\"file-date\": \"2026-11-21\"}]}}",
-};
-
 /// A binary sysstat data file (`/var/log/sa/saDD`): its layout changes between sysstat
 /// versions, so it is converted on the host that wrote it.
 pub(crate) const SA_BINARY: Refusal = Refusal {

@@ -93,10 +93,10 @@ pub struct NotEvaluated {
 pub struct InputSummary {
     pub file: String,
     /// `perfmon-csv`, `iostat-text`, `iostat-json`, `diskspd-xml`, `diskspd-text`, `fio-json`,
-    /// `azure-monitor-json`, `sar-text`; for the other files of a collector bundle
-    /// (`bundle.tgz!imds.json`): `collector-manifest` (the collector's manifest.json: host, start
-    /// and end of the collection), `topology` (a document the topology was read from) or
-    /// `ignored` (not read; `reason` says why).
+    /// `azure-monitor-json`, `sar-text`, `sadf-csv`, `sadf-json`, `sadf-xml`; for the other
+    /// files of a collector bundle (`bundle.tgz!imds.json`): `collector-manifest` (the
+    /// collector's manifest.json: host, start and end of the collection), `topology` (a
+    /// document the topology was read from) or `ignored` (not read; `reason` says why).
     pub format: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,

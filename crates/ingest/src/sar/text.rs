@@ -41,7 +41,7 @@ fn split_time<'t, 'a>(toks: &'t [&'a str]) -> Option<(NaiveTime, &'t [&'a str])>
 }
 
 /// Old sar names iostat never printed.
-fn classify(name: &str) -> Column {
+pub(super) fn classify(name: &str) -> Column {
     let sector = |metric| Column::Metric {
         metric,
         factor: 512.0 / (1024.0 * 1024.0),
