@@ -18,6 +18,8 @@ pub enum Builtin {
     Sustained,
     Share,
     Duration,
+    /// `interval(x)`: the sampling interval of a series (0 s for a one-row summary).
+    Interval,
     /// `longest(cond)`: the longest unbroken run of a bool series, as a time.
     Longest,
     /// `runs(cond)`: how many separate runs of true a bool series has.
@@ -197,6 +199,14 @@ pub const FUNCTIONS: &[FunctionSpec] = &[
         returns: "a scalar time",
         doc: "The total time the condition holds (samples x interval).",
         example: "duration(latency_ms > 50 ms) >= 1 min",
+    },
+    FunctionSpec {
+        builtin: Builtin::Interval,
+        name: "interval",
+        params: &["a numeric series"],
+        returns: "a scalar time",
+        doc: "The series' sampling interval: 1 s for a 1-second capture, 10 min for sar's daily files, 0 s for a benchmark's one-row summary (no clock). Each sample is an average over it, so peaks shorter than the interval do not show.",
+        example: "interval(iops) >= 5 min",
     },
     FunctionSpec {
         builtin: Builtin::Longest,

@@ -106,6 +106,11 @@ impl Checker<'_> {
                 }
                 Some(Ty::scalar(a.dim))
             }
+            Builtin::Interval => {
+                let a = ty(0);
+                self.want(a.dim.is_numeric() && a.series, name, 0, "a numeric series", args, t)?;
+                Some(Ty::scalar(Dim::Time))
+            }
             Builtin::Sustained | Builtin::Share | Builtin::Duration => {
                 let a = ty(0);
                 self.want(a.dim == Dim::Bool && a.series, name, 0, "a bool series", args, t)?;

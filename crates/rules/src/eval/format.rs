@@ -70,7 +70,7 @@ fn is_run_duration(e: &TypedExpr, rule: &CheckedRule, depth: u8) -> bool {
             field: Field::Bench(BenchField::Duration | BenchField::Warmup),
             ..
         }) => true,
-        TypedExprKind::Call(Builtin::Duration, _) => true,
+        TypedExprKind::Call(Builtin::Duration | Builtin::Interval, _) => true,
         TypedExprKind::Ref(Ref::Let(i)) => {
             rule.lets.get(*i).is_some_and(|l| is_run_duration(&l.expr, rule, depth + 1))
         }

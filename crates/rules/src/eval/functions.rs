@@ -84,6 +84,15 @@ impl Evaluation<'_> {
                 }
                 v => missing(format!("share() of {}", v.describe())),
             },
+            (Builtin::Interval, Some(x), _, _) => match x {
+                Value::Nums(s) if s.is_empty() => {
+                    missing(format!("no samples in `{}`", self.src(&args[0])))
+                }
+                // A benchmark's one-row summary has no clock: no interval to average over.
+                Value::Nums(s) => Ok(Value::Num(s.interval_s().unwrap_or(0.0))),
+                Value::Num(_) => Ok(Value::Num(0.0)),
+                v => missing(format!("interval() of {}", v.describe())),
+            },
             (Builtin::Duration, Some(cond), _, _) => match cond {
                 Value::Bool(false) => Ok(Value::Num(0.0)),
                 Value::Bool(true) => missing(self.constant_true(args)),

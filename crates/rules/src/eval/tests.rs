@@ -130,6 +130,28 @@ fn sustained_needs_an_unbroken_run() {
     assert!(!fires(&c, "3 s"));
 }
 
+/// `interval(x)`: the series' sampling interval; a benchmark's one-row summary has none
+/// (0 s); a series with no samples is not evaluated.
+#[test]
+fn interval_is_the_sampling_interval() {
+    let (mut c, e) = one_disk();
+    let shows = |c: &Inputs| {
+        let r = rule("disk", "let i = interval(iops)\nwhen i >= 0 s", "{i:.0} s");
+        let o = evaluate_rule(&r, &c.facts, &c.series);
+        o.findings.first().map(|f| f.evidence.clone()).unwrap_or_default()
+    };
+    c.series.intervals.remove(&e);
+    let ten_min: Series = (0..6).map(|i| (Some(i * 600_000), 4000.0)).collect();
+    c.series.set_series(e, Metric::Iops, ten_min);
+    assert_eq!(shows(&c), "600 s");
+    c.series.set_series(e, Metric::Iops, vec![(None, 4000.0)]);
+    assert_eq!(shows(&c), "0 s");
+    c.series.set_series(e, Metric::Iops, Vec::new());
+    let r = rule("disk", "when interval(iops) >= 0 s", "x");
+    let o = evaluate_rule(&r, &c.facts, &c.series);
+    assert!(o.findings.is_empty());
+}
+
 #[test]
 fn empty_collections() {
     let (c, _) = one_disk();
