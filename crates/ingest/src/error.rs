@@ -52,3 +52,17 @@ pub enum ErrorKind {
     #[error("cannot read the file: {0}")]
     Io(#[from] std::io::Error),
 }
+
+/// 1-based line and column (in characters) of a byte offset in `text`: where a reader
+/// that works on offsets (XML, the repaired iostat JSON) says an error is.
+pub(crate) fn line_col(text: &str, offset: usize) -> Location {
+    let mut off = offset.min(text.len());
+    while off > 0 && !text.is_char_boundary(off) {
+        off -= 1;
+    }
+    let head = text.get(..off).unwrap_or("");
+    let line = head.matches('\n').count() as u64 + 1;
+    let line_start = head.rfind('\n').map_or(0, |i| i + 1);
+    let column = head.get(line_start..).map_or(0, |s| s.chars().count()) as u64 + 1;
+    Location::line(line, column)
+}

@@ -19,6 +19,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use advisor_model::{Direction, Format, Location, RawCapture};
 
 use crate::IngestError;
+pub(crate) use crate::error::line_col;
 use crate::formats::{CaptureFormat, Head, Read, Sniff};
 use build::build;
 
@@ -342,19 +343,6 @@ fn parse_size(s: &str) -> Option<u64> {
     };
     let bytes = num * mult;
     (0.0..1.8e19).contains(&bytes).then(|| bytes.round() as u64)
-}
-
-/// 1-based line and column (in characters) of a byte offset in `text`.
-fn line_col(text: &str, offset: usize) -> Location {
-    let mut off = offset.min(text.len());
-    while off > 0 && !text.is_char_boundary(off) {
-        off -= 1;
-    }
-    let head = text.get(..off).unwrap_or("");
-    let line = head.matches('\n').count() as u64 + 1;
-    let line_start = head.rfind('\n').map_or(0, |i| i + 1);
-    let column = head.get(line_start..).map_or(0, |s| s.chars().count()) as u64 + 1;
-    Location::line(line, column)
 }
 
 #[cfg(test)]

@@ -25,6 +25,7 @@ use quick_xml::reader::Reader;
 use serde_json::Value;
 
 use crate::IngestError;
+use crate::error::line_col;
 use crate::iostat::columns::{self, Column};
 
 pub const CSV: Format = Format::new("sadf-csv", "sadf -d (sar data, ;-separated)", false);
@@ -338,15 +339,6 @@ pub(crate) fn read_json(file: &str, text: &str) -> Result<RawCapture, IngestErro
     rows.finish(utc)
 }
 
-/// 1-based line and column of a byte offset.
-fn line_col(text: &str, offset: u64) -> Location {
-    let off = usize::try_from(offset).unwrap_or(usize::MAX).min(text.len());
-    let before = text.get(..off).unwrap_or(text);
-    let line = before.matches('\n').count() as u64 + 1;
-    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) as u64 + 1;
-    Location::line(line, col)
-}
-
 /// An element's attributes, decoded.
 fn attributes(e: &BytesStart<'_>) -> Result<BTreeMap<String, String>, String> {
     let mut out = BTreeMap::new();
@@ -377,7 +369,10 @@ pub(crate) fn read_xml(file: &str, text: &str) -> Result<RawCapture, IngestError
             Err(e) => {
                 return Err(IngestError::invalid(
                     file,
-                    Some(line_col(text, reader.error_position())),
+                    Some(line_col(
+                        text,
+                        usize::try_from(reader.error_position()).unwrap_or(usize::MAX),
+                    )),
                     format!("malformed XML: {e}"),
                 ));
             }
@@ -396,7 +391,7 @@ pub(crate) fn read_xml(file: &str, text: &str) -> Result<RawCapture, IngestError
             Event::Eof => break,
             _ => continue,
         };
-        let at = line_col(text, pos);
+        let at = line_col(text, usize::try_from(pos).unwrap_or(usize::MAX));
         let attrs = attributes(&e).map_err(|m| IngestError::invalid(file, Some(at.clone()), m))?;
         match e.name().as_ref() {
             "host" => {
@@ -445,7 +440,7 @@ pub(crate) fn read_xml(file: &str, text: &str) -> Result<RawCapture, IngestError
     if !closed {
         return Err(IngestError::invalid(
             file,
-            Some(line_col(text, text.len() as u64)),
+            Some(line_col(text, text.len())),
             "the XML stops before its end (no closing </sysstat>): the file was cut",
         ));
     }
