@@ -6,10 +6,9 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let readers: [&dyn advisor_ingest::CaptureFormat; 3] =
-        [&advisor_ingest::sar::SadfCsv, &advisor_ingest::sar::SadfJson, &advisor_ingest::sar::SadfXml];
+    use advisor_ingest::sar::{SADF_CSV, SADF_JSON, SADF_XML};
     let mut _any = false;
-    for r in readers {
+    for r in [&SADF_CSV, &SADF_JSON, &SADF_XML] {
         _any |= advisor_ingest::read_as(r, "fuzz", data).is_ok();
     }
     #[cfg(feature = "normalize")]

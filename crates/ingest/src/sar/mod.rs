@@ -41,61 +41,34 @@ impl CaptureFormat for SarText {
     }
 }
 
-pub use sadf::{CSV as SADF_CSV_FORMAT, JSON as SADF_JSON_FORMAT, XML as SADF_XML_FORMAT};
+/// One of sadf's renderings: its format, how it is recognised, its reader. The three
+/// differ only in those, so they are one type; they are named in the "Supported: ..."
+/// sentence by sar text's phrase.
+pub struct Sadf {
+    format: Format,
+    sniff: fn(&Head<'_>) -> bool,
+    read: fn(&str, &str) -> Result<RawCapture, IngestError>,
+}
 
-// The sadf readers are named in the "Supported: ..." sentence by sar text's phrase.
+impl std::fmt::Debug for Sadf {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Sadf({})", self.format.id())
+    }
+}
 
 /// `sadf -d`: sar data `;`-separated.
-#[derive(Debug)]
-pub struct SadfCsv;
-
-impl CaptureFormat for SadfCsv {
-    fn format(&self) -> Format {
-        sadf::CSV
-    }
-
-    fn supported(&self) -> Option<&'static str> {
-        None
-    }
-
-    fn sniff(&self, head: &Head<'_>) -> Sniff {
-        if sadf::is_csv(head.first_line()) { Sniff::Yes } else { Sniff::No }
-    }
-
-    fn read<'t>(&self, file: &str, text: Cow<'t, str>) -> Result<Read<'t>, IngestError> {
-        sadf::read_csv(file, &text).map(Read::Table)
-    }
-}
-
+pub const SADF_CSV: Sadf =
+    Sadf { format: sadf::CSV, sniff: |h| sadf::is_csv(h.first_line()), read: sadf::read_csv };
 /// `sadf -j`: sar data as JSON.
-#[derive(Debug)]
-pub struct SadfJson;
-
-impl CaptureFormat for SadfJson {
-    fn format(&self) -> Format {
-        sadf::JSON
-    }
-
-    fn supported(&self) -> Option<&'static str> {
-        None
-    }
-
-    fn sniff(&self, head: &Head<'_>) -> Sniff {
-        if sadf::is_json(head.text) { Sniff::Yes } else { Sniff::No }
-    }
-
-    fn read<'t>(&self, file: &str, text: Cow<'t, str>) -> Result<Read<'t>, IngestError> {
-        sadf::read_json(file, &text).map(Read::Table)
-    }
-}
-
+pub const SADF_JSON: Sadf =
+    Sadf { format: sadf::JSON, sniff: |h| sadf::is_json(h.text), read: sadf::read_json };
 /// `sadf -x`: sar data as XML.
-#[derive(Debug)]
-pub struct SadfXml;
+pub const SADF_XML: Sadf =
+    Sadf { format: sadf::XML, sniff: |h| sadf::is_xml(h.text), read: sadf::read_xml };
 
-impl CaptureFormat for SadfXml {
+impl CaptureFormat for Sadf {
     fn format(&self) -> Format {
-        sadf::XML
+        self.format
     }
 
     fn supported(&self) -> Option<&'static str> {
@@ -103,11 +76,11 @@ impl CaptureFormat for SadfXml {
     }
 
     fn sniff(&self, head: &Head<'_>) -> Sniff {
-        if sadf::is_xml(head.text) { Sniff::Yes } else { Sniff::No }
+        if (self.sniff)(head) { Sniff::Yes } else { Sniff::No }
     }
 
     fn read<'t>(&self, file: &str, text: Cow<'t, str>) -> Result<Read<'t>, IngestError> {
-        sadf::read_xml(file, &text).map(Read::Table)
+        (self.read)(file, &text).map(Read::Table)
     }
 }
 

@@ -28,9 +28,9 @@ use crate::IngestError;
 use crate::error::line_col;
 use crate::iostat::columns::{self, Column};
 
-pub const CSV: Format = Format::new("sadf-csv", "sadf -d (sar data, ;-separated)", false);
-pub const JSON: Format = Format::new("sadf-json", "sadf -j (sar data as JSON)", false);
-pub const XML: Format = Format::new("sadf-xml", "sadf -x (sar data as XML)", false);
+pub(super) const CSV: Format = Format::new("sadf-csv", "sadf -d (sar data, ;-separated)", false);
+pub(super) const JSON: Format = Format::new("sadf-json", "sadf -j (sar data as JSON)", false);
+pub(super) const XML: Format = Format::new("sadf-xml", "sadf -x (sar data as XML)", false);
 
 /// `sadf -d`'s first line.
 pub(crate) fn is_csv(first_line: &str) -> bool {
