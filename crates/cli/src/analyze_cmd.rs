@@ -25,7 +25,7 @@ const EXIT_FINDINGS: u8 = 1;
 const PROGRESS_BYTES: u64 = 32 * 1024 * 1024;
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
-enum FormatArg {
+pub(crate) enum FormatArg {
     Md,
     Html,
     Json,

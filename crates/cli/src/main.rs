@@ -1,6 +1,7 @@
 //! `advisor`: tells a person why an Azure VM's storage is slow, with the numbers that prove it.
 
 mod analyze_cmd;
+mod batch_cmd;
 mod catalog_cmd;
 mod inspect_cmd;
 mod rules_cmd;
@@ -28,6 +29,9 @@ struct Cli {
 enum Command {
     /// Analyze captures against the VM's topology and write a report (md, html, json).
     Analyze(analyze_cmd::AnalyzeArgs),
+    /// Batch triage: analyse each capture or bundle of a queue on its own, in parallel
+    /// within a memory budget; one report per input and an index (index.md, index.json).
+    Batch(batch_cmd::BatchArgs),
     /// Show what was recognised in captures: format, hosts, time range, targets, metrics.
     Inspect(inspect_cmd::InspectArgs),
     /// Azure VM size and disk SKU limits from the built-in catalog, with their sources.
@@ -53,6 +57,7 @@ fn main() -> ExitCode {
     };
     let result = match &cli.command {
         Command::Analyze(args) => analyze_cmd::run(args),
+        Command::Batch(args) => batch_cmd::run(args),
         Command::Inspect(args) => inspect_cmd::run(args),
         Command::Catalog(args) => catalog_cmd::run(args),
         Command::Rules(args) => rules_cmd::run(args),

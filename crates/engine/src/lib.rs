@@ -11,6 +11,7 @@
 //!   (`advisor rules`, `advisor catalog`, the API's reference routes).
 
 mod analyze;
+mod batch;
 mod bind;
 mod bundle;
 mod capture_series;
@@ -27,6 +28,7 @@ pub use advisor_normalize::bundle::{Limits as BundleLimits, Manifest};
 pub use advisor_normalize::read_bytes;
 pub use advisor_normalize::{Capture, ErrorKind, IngestError};
 pub use analyze::{Timings, findings_of, not_evaluated_of};
+pub use batch::{BatchDone, BatchOptions, input_bytes, memory_estimate};
 pub use bundle::{BundleSummary, Expanded};
 pub use inspect::{BenchInspection, Inspection, MetricStats, TargetInspection};
 pub use series::reduce_points;

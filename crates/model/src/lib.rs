@@ -4,6 +4,7 @@
 //! the normalizer turns them into the canonical frame, rules and reports read them.
 
 mod analysis;
+mod batch;
 mod capture;
 pub mod limits;
 mod location;
@@ -14,6 +15,7 @@ pub use analysis::{
     Analysis, DiskCaps, Finding, InputSummary, MetricSummary, NotEvaluated, PercentileCurve,
     REPORT_SCHEMA, SampledSeries, SeriesOf, Severity, TargetSummary, ToolInfo, VmCaps,
 };
+pub use batch::{BATCH_SCHEMA, BatchEntry, BatchIndex, BatchStatus, WorstFinding};
 pub use capture::{
     BenchSettings, CaptureMeta, Direction, Format, RawCapture, SourcePercentile, Table, Target,
     TargetKind, Warning,

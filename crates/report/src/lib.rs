@@ -17,7 +17,7 @@ mod view;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use advisor_model::{Analysis, REPORT_SCHEMA};
+use advisor_model::{Analysis, BatchEntry, BatchIndex, BatchStatus, REPORT_SCHEMA};
 
 pub use series::{CapLine, ChartSeries, chart_data, chart_series};
 pub use templates::embedded_names;
@@ -151,6 +151,32 @@ impl Renderer {
         }
         Ok(out)
     }
+}
+
+/// The index of a batch run (`advisor batch`) as Markdown: a table of the analysed inputs,
+/// the most severe first, then every input that could not be analysed with its error.
+pub fn batch_index_md(renderer: &Renderer, index: &BatchIndex) -> Result<String, ReportError> {
+    let mut analysed: Vec<&BatchEntry> =
+        index.entries.iter().filter(|e| e.status == BatchStatus::Analyzed).collect();
+    // Stable: equally severe inputs keep their order.
+    analysed.sort_by_key(|e| {
+        std::cmp::Reverse((e.worst.as_ref().map(|w| w.severity), e.critical, e.warning))
+    });
+    let failed: Vec<&BatchEntry> =
+        index.entries.iter().filter(|e| e.status == BatchStatus::Failed).collect();
+    let mut ctx = tera::Context::new();
+    ctx.insert("index", index);
+    ctx.insert("by_severity", &analysed);
+    ctx.insert("failed", &failed);
+    ctx.insert("budget_mib", &(index.memory_budget_bytes >> 20));
+    renderer.render_template("batch-index.md.tera", &ctx)
+}
+
+/// The index of a batch run as JSON (`advisor.batch/v1`), newline-terminated.
+pub fn batch_index_json(index: &BatchIndex) -> Result<String, ReportError> {
+    let mut s = serde_json::to_string_pretty(index)?;
+    s.push('\n');
+    Ok(s)
 }
 
 /// The JSON report: the serde form of [`Analysis`], pretty-printed, newline-terminated.
