@@ -49,6 +49,17 @@ pub(crate) struct BenchArgs {
     diskspd_targets: usize,
     #[arg(long, default_value_t = 900)]
     diskspd_seconds: u64,
+    /// Batch triage: this many small captures (every other one a ticket folder with its
+    /// topology), of --batch-kb KB each, analysed by `Session::batch` as `advisor batch` does.
+    #[arg(long, default_value_t = 1000)]
+    batch_inputs: usize,
+    #[arg(long, default_value_t = 300)]
+    batch_kb: u64,
+    /// The batch's analyses at once (default: the CPUs) and memory budget in MiB.
+    #[arg(long)]
+    batch_jobs: Option<usize>,
+    #[arg(long, default_value_t = 2048)]
+    batch_budget_mib: u64,
     /// Runs per case; the median is shown.
     #[arg(long, default_value_t = 3)]
     reps: usize,
@@ -56,7 +67,7 @@ pub(crate) struct BenchArgs {
     #[arg(long, default_value = "/tmp/advisor-bench")]
     dir: PathBuf,
     /// Only the cases whose name contains one of these (perfmon, sweep, wide, iostat, fio,
-    /// diskspd).
+    /// diskspd, batch).
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// Also write the Markdown tables to this file.
@@ -257,6 +268,19 @@ pub(crate) fn bench(a: &BenchArgs) -> Result<()> {
         let floor = if c.floor { Some(run(&["floor", file.as_str()], a.reps)?) } else { None };
         rows.push((c, ours, floor));
     }
+    let batch = if a.only.is_empty() || a.only.iter().any(|o| "batch".contains(o.as_str())) {
+        let queue = batch_queue(a)?;
+        let jobs = a
+            .batch_jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .to_string();
+        let budget = a.batch_budget_mib.to_string();
+        let q = queue.to_string_lossy().into_owned();
+        eprintln!("batch of {} inputs: {} runs ...", a.batch_inputs, a.reps);
+        Some(run(&["batch-case", &q, "--jobs", &jobs, "--budget-mib", &budget], a.reps)?)
+    } else {
+        None
+    };
     let load_after = load();
 
     let mut md = String::new();
@@ -303,6 +327,23 @@ pub(crate) fn bench(a: &BenchArgs) -> Result<()> {
             rss / bytes,
         ));
         let _ = (c.group, c.width);
+    }
+    if let Some(b) = &batch {
+        md.push_str("\n| batch triage | inputs | MB in all | jobs | budget MiB | seconds | captures/s | analysed | peak RSS MB |\n");
+        md.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        md.push_str(&format!(
+            "| {} PerfMon captures of {} KB (half as ticket folders with a topology), md + json reports | {} | {:.0} | {} | {} | {:.2} | {:.0} | {} | {:.0} |\n",
+            a.batch_inputs,
+            a.batch_kb,
+            a.batch_inputs,
+            mb(num(b, "bytes")),
+            num(b, "jobs"),
+            a.batch_budget_mib,
+            num(b, "wall_s"),
+            a.batch_inputs as f64 / num(b, "wall_s"),
+            num(b, "analyzed"),
+            mb(num(b, "hwm_kib") * 1024.0),
+        ));
     }
     println!("{md}");
     if let Some(p) = &a.out {
@@ -368,6 +409,85 @@ pub(crate) fn case(file: &Path, topology: Option<&Path>, started: Instant) -> Re
             "summaries_s": timings.summaries_s, "charts_s": timings.charts_s,
             "total_s": total_s, "hwm_kib": hwm_kib, "extra_s": extra_s,
             "findings": analysis.findings.len(), "report_bytes": report.len()
+        })
+    );
+    Ok(())
+}
+
+/// The batch case's queue: `inputs` small PerfMon captures of 4 disks, each with its own
+/// seed; every odd one is a ticket folder with the capture and a DS13_v2 topology.
+fn batch_queue(a: &BenchArgs) -> Result<PathBuf> {
+    let queue = a.dir.join(format!("batch_{}x{}kb", a.batch_inputs, a.batch_kb));
+    let done = queue.join(".complete");
+    if done.exists() {
+        return Ok(queue);
+    }
+    std::fs::create_dir_all(&queue)?;
+    let topology = "[vm]\nsize = \"Standard_DS13_v2\"\ntemp_disk = \"D:\"\n\n\
+                    [[disk]]\nname = \"C:\"\nsku = \"P10\"\ncache = \"ReadWrite\"\nrole = \"os\"\n\n\
+                    [[disk]]\nname = \"E:\"\nsku = \"P30\"\ncache = \"ReadOnly\"\nrole = \"data\"\n\n\
+                    [[disk]]\nname = \"F:\"\nsku = \"P30\"\ncache = \"None\"\nrole = \"log\"\n";
+    for i in 0..a.batch_inputs {
+        let seed = 0xBA7C_0000_0000 + i as u64;
+        let limit = a.batch_kb * 1000;
+        if i % 2 == 1 {
+            let ticket = queue.join(format!("ticket-{i:05}"));
+            std::fs::create_dir_all(&ticket)?;
+            generate::perfmon_bytes(2, limit, seed, &ticket.join("perfmon.csv"))?;
+            std::fs::write(ticket.join("topology.toml"), topology)?;
+        } else {
+            generate::perfmon_bytes(2, limit, seed, &queue.join(format!("capture-{i:05}.csv")))?;
+        }
+    }
+    std::fs::write(&done, b"")?;
+    eprintln!("wrote {} inputs under {}", a.batch_inputs, queue.display());
+    Ok(queue)
+}
+
+/// `xtask batch-case QUEUE --jobs N --budget-mib M`: what `advisor batch QUEUE --out D`
+/// does (every entry analysed on its own, Markdown and JSON written), timed; one JSON line.
+pub(crate) fn batch_case(queue: &Path, jobs: usize, budget_mib: u64) -> Result<()> {
+    use advisor_engine::{BatchOptions, Session};
+    use advisor_report::Format;
+    let mut inputs: Vec<PathBuf> = std::fs::read_dir(queue)?
+        .filter_map(Result::ok)
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .map(|e| e.path())
+        .collect();
+    inputs.sort();
+    let bytes: u64 = inputs.iter().map(|p| advisor_engine::input_bytes(p, u64::MAX)).sum();
+    let out = std::env::temp_dir().join(format!("advisor-bench-batch-{}", std::process::id()));
+    std::fs::create_dir_all(&out)?;
+    let session = Session::builder().build().map_err(|e| anyhow::anyhow!("{e}"))?;
+    let options = BatchOptions {
+        jobs,
+        memory_budget: budget_mib << 20,
+        formats: vec![Format::Markdown, Format::Json],
+    };
+    let (mut analyzed, mut failed) = (0usize, 0usize);
+    let mut write_error = None;
+    session.batch(&inputs, &options, |done| {
+        if done.reports.is_empty() {
+            failed += 1;
+        } else {
+            analyzed += 1;
+        }
+        for (f, text) in &done.reports {
+            let ext = if *f == Format::Json { "json" } else { "md" };
+            if let Err(e) = std::fs::write(out.join(format!("{}.{ext}", done.index)), text) {
+                write_error.get_or_insert(e);
+            }
+        }
+    });
+    std::fs::remove_dir_all(&out)?;
+    if let Some(e) = write_error {
+        return Err(e.into());
+    }
+    println!(
+        "{}",
+        json!({
+            "bytes": bytes, "inputs": inputs.len(), "analyzed": analyzed, "failed": failed,
+            "jobs": jobs, "hwm_kib": peak_rss_kib()
         })
     );
     Ok(())

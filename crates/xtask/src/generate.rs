@@ -69,6 +69,14 @@ pub(crate) fn drive_letter(i: usize) -> String {
 /// D: temp, the data disks) with the 11 disk counters, their LogicalDisk twins,
 /// Processor(_Total) and Memory; stops once the file reaches `mb` MB (10^6 bytes).
 pub(crate) fn perfmon(disks: usize, mb: u64, out: &Path) -> Result<u64> {
+    let (written, samples) = perfmon_bytes(disks, mb * 1_000_000, 0x9E37_79B9_7F4A_7C15, out)?;
+    eprintln!("wrote {} ({written} bytes, {samples} samples, {} disks)", out.display(), disks + 2);
+    Ok(written)
+}
+
+/// [`perfmon`] to a size in bytes, from a seed of the caller's (each of a batch's small
+/// captures has its own); gives back the bytes and samples written.
+pub(crate) fn perfmon_bytes(disks: usize, limit: u64, seed: u64, out: &Path) -> Result<(u64, i64)> {
     let host = "\\\\SQLVM01";
     let total = disks + 2;
     let mut w = create(out)?;
@@ -89,8 +97,7 @@ pub(crate) fn perfmon(disks: usize, mb: u64, out: &Path) -> Result<u64> {
     )?;
     w.write_all(header.as_bytes())?;
     let mut written = header.len() as u64;
-    let limit = mb * 1_000_000;
-    let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
+    let mut rng = Rng::new(seed);
     let start = start_time()?;
     let mut row = String::with_capacity(header.len() * 2);
     let mut values = Vec::with_capacity(total * 11);
@@ -137,8 +144,7 @@ pub(crate) fn perfmon(disks: usize, mb: u64, out: &Path) -> Result<u64> {
         t += 1;
     }
     w.flush()?;
-    eprintln!("wrote {} ({} bytes, {} samples, {} disks)", out.display(), written, t, total);
-    Ok(written)
+    Ok((written, t))
 }
 
 /// The topology of [`perfmon`]'s VM: a Standard_DS15_v2 (up to 64 data disks), C: a

@@ -38,6 +38,15 @@ enum Cmd {
         #[arg(long)]
         topology: Option<PathBuf>,
     },
+    /// (used by bench) Batch triage of a queue folder as `advisor batch` does.
+    #[command(hide = true)]
+    BatchCase {
+        queue: PathBuf,
+        #[arg(long)]
+        jobs: usize,
+        #[arg(long)]
+        budget_mib: u64,
+    },
     /// (used by bench) polars' own read of a PerfMon CSV with advisor's schema.
     #[command(hide = true)]
     Floor { file: PathBuf },
@@ -118,6 +127,7 @@ fn main() -> Result<()> {
         },
         Cmd::Bench(args) => bench::bench(&args)?,
         Cmd::Case { file, topology } => bench::case(&file, topology.as_deref(), started)?,
+        Cmd::BatchCase { queue, jobs, budget_mib } => bench::batch_case(&queue, jobs, budget_mib)?,
         Cmd::Floor { file } => floor::floor(&file, started)?,
     }
     Ok(())
