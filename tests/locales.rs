@@ -16,11 +16,7 @@ fn findings(file: &str, extra: &[&str]) -> serde_json::Value {
     let mut args = vec!["analyze", file, "--topology", TOPOLOGY, "--format", "json", "-q"];
     args.extend_from_slice(extra);
     let out = advisor(&repo(), &args);
-    assert!(
-        out.status.success(),
-        "{file}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{file}: {}", String::from_utf8_lossy(&out.stderr));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json report");
     serde_json::json!({
         "findings": report["findings"],
@@ -41,14 +37,17 @@ fn rule_ids(v: &serde_json::Value) -> Vec<String> {
 
 #[test]
 fn german_russian_and_japanese_captures_give_the_english_findings() {
-    let scenario = findings("fixtures/scenarios/ds13v2-temp-disk-throttles-cached-p30/capture.csv", &[]);
+    let scenario =
+        findings("fixtures/scenarios/ds13v2-temp-disk-throttles-cached-p30/capture.csv", &[]);
     for tag in ["de-DE", "ru-RU"] {
         let localized = findings(&format!("fixtures/locales/{tag}.csv"), &[]);
         let english = findings(&format!("fixtures/locales/{tag}.en.csv"), &[]);
         assert_eq!(localized, english, "{tag}");
         let ids = rule_ids(&localized);
         // The field case's verdicts (expect.toml) hold in both languages.
-        for fire in ["vm-cached-throughput-cap", "temp-disk-with-cached-disks", "latency-above-norm"] {
+        for fire in
+            ["vm-cached-throughput-cap", "temp-disk-with-cached-disks", "latency-above-norm"]
+        {
             assert!(ids.iter().any(|i| i == fire), "{tag}: {fire} not in {ids:?}");
         }
     }
@@ -88,7 +87,12 @@ fn a_language_added_with_counters_file_is_read_and_named() {
     let out = advisor(&repo(), &["inspect", c, "--counters", t]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(text.contains(&format!("counter names are Hungarian (hu-HU): 1 counter(s) read through the table {t}")), "{text}");
+    assert!(
+        text.contains(&format!(
+            "counter names are Hungarian (hu-HU): 1 counter(s) read through the table {t}"
+        )),
+        "{text}"
+    );
     assert!(text.contains("write_mbps"), "{text}");
     let out = advisor(&repo(), &["analyze", c, "--counters", t, "--format", "json", "-q"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

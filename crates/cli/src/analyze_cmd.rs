@@ -180,13 +180,8 @@ pub(crate) fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     }
     // Everything that can be wrong with the command line is checked before the (possibly
     // long) read of the captures.
-    let session = session(
-        &args.rules,
-        &args.sets,
-        &args.catalog,
-        args.templates.as_deref(),
-        &args.counters,
-    )?;
+    let session =
+        session(&args.rules, &args.sets, &args.catalog, args.templates.as_deref(), &args.counters)?;
     // Bundles (folders, tar.gz, zip) are opened first: their documents are topology sources.
     let expanded = session.expand(args.files.iter().cloned().map(Input::Path).collect())?;
     if expanded.inputs.is_empty() {

@@ -265,7 +265,8 @@ impl SessionBuilder {
         if !self.counters.is_empty() {
             let mut tables = Vec::with_capacity(self.counters.len());
             for file in &self.counters {
-                tables.push(counter_names::load(file).map_err(|e| EngineError::Unreadable(vec![e]))?);
+                tables
+                    .push(counter_names::load(file).map_err(|e| EngineError::Unreadable(vec![e]))?);
             }
             // Later files first: a language given twice is read with the last table.
             tables.reverse();

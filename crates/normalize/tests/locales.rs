@@ -58,12 +58,8 @@ fn every_language_gives_the_english_frame() {
             .iter()
             .find(|n| n.starts_with("counter names are "))
             .unwrap_or_else(|| panic!("{file}: no language note in {:?}", l.meta.notes));
-        let encoding = l
-            .meta
-            .notes
-            .iter()
-            .find_map(|n| n.strip_prefix("text encoding: "))
-            .unwrap_or("UTF-8");
+        let encoding =
+            l.meta.notes.iter().find_map(|n| n.strip_prefix("text encoding: ")).unwrap_or("UTF-8");
         let metrics: Vec<&str> = l.metrics().iter().map(|m| m.name()).collect();
         writeln!(
             summary,

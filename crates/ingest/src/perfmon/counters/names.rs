@@ -85,7 +85,11 @@ impl Language {
     }
 
     /// The English object and counter (when known) of a localized pair, lowercased input.
-    fn english(&self, object_lower: &str, counter_lower: &str) -> Option<(&'static str, Option<&'static str>)> {
+    fn english(
+        &self,
+        object_lower: &str,
+        counter_lower: &str,
+    ) -> Option<(&'static str, Option<&'static str>)> {
         let mut first = None;
         for o in self.object(object_lower) {
             if let Some((en, _)) = o.counters.iter().find(|(_, l)| l == counter_lower) {
@@ -205,14 +209,15 @@ pub fn load(path: &std::path::Path) -> Result<Language, IngestError> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path)
         .map_err(|e| IngestError::invalid(&name, None, format!("cannot read the file: {e}")))?;
-    let text = std::str::from_utf8(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes))
-        .map_err(|e| {
+    let text = std::str::from_utf8(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes)).map_err(
+        |e| {
             IngestError::invalid(
                 &name,
                 None,
                 format!("a counter table is UTF-8 text (byte {} is not)", e.valid_up_to()),
             )
-        })?;
+        },
+    )?;
     parse(&name, text)
 }
 
@@ -401,7 +406,8 @@ mod tests {
     #[test]
     fn english_names_stay_english_and_mixed_files_are_read_in_one_language() {
         let tables = shipped_tables();
-        let en = header(&[r"\\H\PhysicalDisk(0 C:)\Disk Reads/sec", r"\\H\Memory\Available MBytes"]);
+        let en =
+            header(&[r"\\H\PhysicalDisk(0 C:)\Disk Reads/sec", r"\\H\Memory\Available MBytes"]);
         let t = translate(&en, &tables);
         assert!(t.language.is_none());
         assert_eq!(t.headers, en);
@@ -436,11 +442,15 @@ mod tests {
 
         let typo = ok.replace("Disk Write Bytes/sec", "Disk Write Byte/sec");
         let e = parse("hu.toml", &typo).map(|_| ()).unwrap_err().to_string();
-        assert!(e.starts_with("hu.toml:8:2: `Disk Write Byte/sec` is not a PhysicalDisk counter"), "{e}");
+        assert!(
+            e.starts_with("hu.toml:8:2: `Disk Write Byte/sec` is not a PhysicalDisk counter"),
+            "{e}"
+        );
         let object = ok.replace("objects.PhysicalDisk", "objects.Process");
         let e = parse("hu.toml", &object).map(|_| ()).unwrap_err().to_string();
         assert!(e.contains("`objects.Process` is not an object advisor reads"), "{e}");
-        let e = parse("hu.toml", "language = \"x\"\ntag = 3\n").map(|_| ()).unwrap_err().to_string();
+        let e =
+            parse("hu.toml", "language = \"x\"\ntag = 3\n").map(|_| ()).unwrap_err().to_string();
         assert!(e.starts_with("hu.toml:2:7: not a counter table"), "{e}");
         let none = ok.replace("[\"https://example.org/list\"]", "[]");
         let e = parse("hu.toml", &none).map(|_| ()).unwrap_err().to_string();

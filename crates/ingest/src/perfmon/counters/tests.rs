@@ -210,7 +210,11 @@ fn localized_names_are_not_guessed() {
     let m = &meta.warnings[0].message;
     assert!(m.contains("look localized (Russian; 1 counter(s)"), "{m}");
     assert!(m.contains("none of them is a counter advisor reads"), "{m}");
-    assert!(meta.notes.iter().any(|n| n.starts_with("counter names are Russian (ru-RU)")), "{:?}", meta.notes);
+    assert!(
+        meta.notes.iter().any(|n| n.starts_with("counter names are Russian (ru-RU)")),
+        "{:?}",
+        meta.notes
+    );
 
     // A language without a table: nothing is guessed.
     let mut meta = CaptureMeta::new(crate::perfmon::FORMAT);
