@@ -80,6 +80,10 @@ pub(crate) struct AnalyzeArgs {
     /// A catalog CSV (VM sizes or disk SKUs) that extends or corrects the built-in one.
     #[arg(long, value_name = "FILE")]
     catalog: Vec<PathBuf>,
+    /// PerfMon counter names of another display language (a TOML table like those in
+    /// counters/), used before the built-in tables.
+    #[arg(long, value_name = "FILE")]
+    counters: Vec<PathBuf>,
     /// No progress bar and no notes on stderr; errors are still printed.
     #[arg(long, short = 'q')]
     quiet: bool,
@@ -145,14 +149,22 @@ fn read_all(session: &Session, inputs: Vec<Input>, quiet: bool) -> Option<Vec<Ca
     read.ok()
 }
 
-/// The session of `analyze` and `serve`: `--rules`, `--set`, `--catalog`, `--templates`.
+/// The session of `analyze` and `serve`: `--rules`, `--set`, `--catalog`, `--templates`,
+/// `--counters`.
 pub(crate) fn session(
     rules: &[PathBuf],
     sets: &[String],
     catalog: &[PathBuf],
     templates: Option<&Path>,
+    counters: &[PathBuf],
 ) -> Result<Session, EngineError> {
-    Session::builder().templates(templates).catalog(catalog).rules(rules).set(sets).build()
+    Session::builder()
+        .templates(templates)
+        .catalog(catalog)
+        .rules(rules)
+        .set(sets)
+        .counters(counters)
+        .build()
 }
 
 pub(crate) fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
@@ -168,7 +180,8 @@ pub(crate) fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     }
     // Everything that can be wrong with the command line is checked before the (possibly
     // long) read of the captures.
-    let session = session(&args.rules, &args.sets, &args.catalog, args.templates.as_deref())?;
+    let session =
+        session(&args.rules, &args.sets, &args.catalog, args.templates.as_deref(), &args.counters)?;
     // Bundles (folders, tar.gz, zip) are opened first: their documents are topology sources.
     let expanded = session.expand(args.files.iter().cloned().map(Input::Path).collect())?;
     if expanded.inputs.is_empty() {

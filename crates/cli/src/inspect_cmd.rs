@@ -19,12 +19,16 @@ pub(crate) struct InspectArgs {
     /// Print JSON (an array, one object per readable capture) instead of text.
     #[arg(long)]
     json: bool,
+    /// PerfMon counter names of another display language (a TOML table like those in
+    /// counters/), used before the built-in tables.
+    #[arg(long, value_name = "FILE")]
+    counters: Vec<PathBuf>,
 }
 
 /// Inspects every file; unreadable ones are reported on stderr and make the exit code 2,
 /// but never hide the ones that were read.
 pub(crate) fn run(args: &InspectArgs) -> anyhow::Result<ExitCode> {
-    let session = Session::builder().build()?;
+    let session = Session::builder().counters(&args.counters).build()?;
     let mut ok = Vec::new();
     let mut failed = false;
     let mut out = String::new();

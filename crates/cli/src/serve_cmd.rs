@@ -48,6 +48,10 @@ pub(crate) struct ServeArgs {
     /// A catalog CSV (VM sizes or disk SKUs) that extends or corrects the built-in one.
     #[arg(long, value_name = "FILE")]
     catalog: Vec<PathBuf>,
+    /// PerfMon counter names of another display language (a TOML table like those in
+    /// counters/), used before the built-in tables.
+    #[arg(long, value_name = "FILE")]
+    counters: Vec<PathBuf>,
     /// Templates that replace the built-in ones file by file (report.html.tera,
     /// report.md.tera, partials/...).
     #[arg(long, value_name = "DIR")]
@@ -98,6 +102,7 @@ pub(crate) fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         &args.sets,
         &args.catalog,
         args.templates.as_deref(),
+        &args.counters,
     )?;
     let state = AppState::with_session(config.clone(), session)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()

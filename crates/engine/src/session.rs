@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use advisor_model::Analysis;
-use advisor_normalize::{Capture, IngestError};
+use advisor_normalize::{Capture, IngestError, counter_names};
 use advisor_report::{Format, RenderOptions, Renderer, ReportError};
 use advisor_rules::eval::CatalogCaps;
 use advisor_rules::{Diagnostic, LoadError, Registry};
@@ -154,6 +154,7 @@ pub struct SessionBuilder {
     chart_points: Option<usize>,
     reader: Option<Box<BytesReader>>,
     bundle_limits: Option<BundleLimits>,
+    counters: Vec<PathBuf>,
 }
 
 impl fmt::Debug for SessionBuilder {
@@ -192,6 +193,14 @@ impl SessionBuilder {
     /// built-in catalog, in order.
     pub fn catalog<P: Into<PathBuf>>(mut self, files: impl IntoIterator<Item = P>) -> Self {
         self.catalogs.extend(files.into_iter().map(Into::into));
+        self
+    }
+
+    /// `--counters FILE`: PerfMon counter-name tables of other display languages (TOML, in
+    /// the shape of the shipped ones in `counters/`), used before the shipped tables for
+    /// every capture this process reads after [`SessionBuilder::build`].
+    pub fn counters<P: Into<PathBuf>>(mut self, files: impl IntoIterator<Item = P>) -> Self {
+        self.counters.extend(files.into_iter().map(Into::into));
         self
     }
 
@@ -252,6 +261,16 @@ impl SessionBuilder {
             if registry.get(id).is_none() {
                 return Err(EngineError::Setting(Box::new(registry.unknown_rule(id))));
             }
+        }
+        if !self.counters.is_empty() {
+            let mut tables = Vec::with_capacity(self.counters.len());
+            for file in &self.counters {
+                tables
+                    .push(counter_names::load(file).map_err(|e| EngineError::Unreadable(vec![e]))?);
+            }
+            // Later files first: a language given twice is read with the last table.
+            tables.reverse();
+            counter_names::set_extra(tables);
         }
         let caps = Arc::new(crate::catalog_caps::catalog_caps(&catalog));
         Ok(Session {

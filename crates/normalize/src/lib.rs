@@ -14,6 +14,8 @@ mod summary;
 
 /// Collector bundles (a folder, a tar.gz, a zip), opened in memory within limits.
 pub use advisor_ingest::bundle;
+/// PerfMon counter-name tables of other display languages (`--counters FILE`).
+pub use advisor_ingest::perfmon::counters::names as counter_names;
 pub use advisor_ingest::{ErrorKind, IngestError};
 pub use capture::{Capture, read_bytes, read_path};
 pub use summary::{Stats, TargetStats};

@@ -1,10 +1,17 @@
 //! The counter map: ENGLISH object and counter names to canonical metrics with their unit
 //! conversion, and the plan that turns a header into "column i is metric m of target t".
 //!
-//! Localized names (Russian, Chinese, German ...) are never guessed: they are listed as
-//! ignored with one warning saying how to capture English names.
+//! Localized names are translated into English once per header from the tables in
+//! [`names`] (the repository's `counters/` folder and `--counters FILE`); names no table
+//! holds are never guessed: they are listed as ignored with one warning naming their
+//! language.
+
+pub mod names;
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use names::Language;
 
 use advisor_model::{CaptureMeta, Location, Metric, Target, TargetKind};
 
@@ -150,6 +157,39 @@ enum Object {
 /// The language counter names seem to be in when they are not English: from the script
 /// (Cyrillic, Han, kana, Hangul) or from well-known translated object names.
 pub fn localized_language(object: &str, counter: &str) -> Option<&'static str> {
+    localized_script(object, counter)
+}
+
+/// A localized name's language: a well-known one, or a table's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lang {
+    Known(&'static str),
+    /// The language of a counter table (its English name).
+    Table(String),
+}
+
+impl Lang {
+    fn name(&self) -> &str {
+        match self {
+            Self::Known(n) => n,
+            Self::Table(n) => n,
+        }
+    }
+}
+
+/// [`localized_language`], looking first in the counter tables for the object's name.
+pub fn localized_language_in(
+    object: &str,
+    counter: &str,
+    languages: &[Arc<Language>],
+) -> Option<Lang> {
+    if let Some(name) = names::language_of_object(object, languages) {
+        return Some(Lang::Table(name));
+    }
+    localized_script(object, counter).map(Lang::Known)
+}
+
+fn localized_script(object: &str, counter: &str) -> Option<&'static str> {
     let text = format!("{object} {counter}");
     let has = |range: std::ops::RangeInclusive<char>| text.chars().any(|c| range.contains(&c));
     if has('\u{0400}'..='\u{04FF}') {
@@ -240,7 +280,25 @@ fn node_total(instance: &str) -> bool {
 /// Turns the header cells into the columns to read, and records in `meta` the hosts,
 /// targets, ignored counters, warnings and notes. `headers[0]` is the time column.
 pub fn plan(headers: &[String], header_line: u64, meta: &mut CaptureMeta) -> Vec<PlannedColumn> {
-    let mut scan = scan_headers(headers, meta);
+    plan_with(headers, header_line, meta, &names::active())
+}
+
+/// [`plan`] with these counter tables (the active ones are the shipped tables and those
+/// of `--counters`).
+pub fn plan_with(
+    headers: &[String],
+    header_line: u64,
+    meta: &mut CaptureMeta,
+    languages: &[Arc<Language>],
+) -> Vec<PlannedColumn> {
+    let english = names::translate(headers, languages);
+    if let Some(lang) = &english.language {
+        meta.notes.push(format!(
+            "counter names are {} ({}): {} counter(s) read through the table {}",
+            lang.name, lang.tag, english.translated, lang.origin
+        ));
+    }
+    let mut scan = scan_headers(&english.headers, meta, languages);
     drop_numa_nodes(&mut scan.candidates, meta);
     let winners = settle(&scan.candidates);
     let (columns, fallback_queue, fallback_disk_time) =
@@ -261,7 +319,12 @@ pub fn plan(headers: &[String], header_line: u64, meta: &mut CaptureMeta) -> Vec
     warn_duplicates(&scan.duplicates, meta);
     if !scan.localized.is_empty() {
         meta.warn(
-            localized_message(&scan.localized, columns.is_empty()),
+            localized_message(
+                &scan.localized,
+                columns.is_empty(),
+                english.language.as_deref(),
+                languages,
+            ),
             Some(Location::line(header_line, 1)),
         );
     }
@@ -281,12 +344,16 @@ struct Scan<'a> {
     /// Cells that repeat an earlier cell: (index, cell).
     duplicates: Vec<(usize, &'a str)>,
     /// Counters of known objects under a localized name: (language, counter).
-    localized: Vec<(&'static str, String)>,
+    localized: Vec<(Lang, String)>,
     /// Cells that are not counter paths.
     not_paths: usize,
 }
 
-fn scan_headers<'a>(headers: &'a [String], meta: &mut CaptureMeta) -> Scan<'a> {
+fn scan_headers<'a>(
+    headers: &'a [String],
+    meta: &mut CaptureMeta,
+    languages: &[Arc<Language>],
+) -> Scan<'a> {
     let mut seen: HashMap<&str, usize> = HashMap::new();
     let mut scan = Scan {
         candidates: Vec::new(),
@@ -313,7 +380,7 @@ fn scan_headers<'a>(headers: &'a [String], meta: &mut CaptureMeta) -> Scan<'a> {
             meta.add_host(host);
         }
         let Some(object) = known_object(path.object) else {
-            if let Some(lang) = localized_language(path.object, path.counter) {
+            if let Some(lang) = localized_language_in(path.object, path.counter, languages) {
                 scan.localized.push((lang, path.generic()));
             }
             meta.ignore(path.generic());
@@ -529,24 +596,63 @@ fn warn_duplicates(duplicates: &[(usize, &str)], meta: &mut CaptureMeta) {
     );
 }
 
-/// The one message about localized counter names.
-pub fn localized_message(localized: &[(&'static str, String)], nothing_used: bool) -> String {
-    let mut langs: Vec<&str> = localized.iter().map(|(l, _)| *l).collect();
-    langs.dedup();
+/// The one message about localized counter names: those of a second language beside the
+/// one read (two collectors merged), of a language no table holds, or of objects advisor
+/// does not read.
+pub fn localized_message(
+    localized: &[(Lang, String)],
+    nothing_used: bool,
+    read_in: Option<&Language>,
+    languages: &[Arc<Language>],
+) -> String {
+    let mut langs: Vec<&str> = localized.iter().map(|(l, _)| l.name()).collect();
     langs.sort_unstable();
     langs.dedup();
     let mut generic: Vec<&str> = localized.iter().map(|(_, g)| g.as_str()).collect();
     generic.sort_unstable();
     generic.dedup();
     let example = localized.first().map(|(_, g)| g.as_str()).unwrap_or_default();
-    format!(
-        "counter names look localized ({}; {} counter(s), e.g. `{example}`): only English counter \
-         names are recognised, so {}. Capture again with English counter names: run typeperf or \
-         the Performance Monitor data collector from an account whose Windows display language \
-         is English (relog cannot translate counter names)",
+    let outcome =
+        if nothing_used { "nothing in this file could be used" } else { "these were ignored" };
+    let head = format!(
+        "counter names look localized ({}; {} counter(s), e.g. `{example}`)",
         langs.join(", "),
-        generic.len(),
-        if nothing_used { "nothing in this file could be used" } else { "these were ignored" }
+        generic.len()
+    );
+    let mut tabled: Vec<&str> = languages.iter().map(|l| l.name.as_str()).collect();
+    tabled.sort_unstable();
+    tabled.dedup();
+    // A language with a table: its object names are in it, or its script or words name it.
+    let has_table = |l: &Lang| match l {
+        Lang::Table(_) => true,
+        Lang::Known(name) => tabled.iter().any(|t| t.starts_with(name)),
+    };
+    let read_something = read_in.is_some() || !nothing_used;
+    if read_something && localized.iter().any(|(l, _)| matches!(l, Lang::Table(_))) {
+        let read_name = read_in.map_or("English", |l| l.name.as_str());
+        return format!(
+            "{head}: the file mixes counter names of two display languages (captures of \
+             several servers merged?) and is read in {read_name} only, so {outcome}. Export \
+             each server's capture to its own CSV (relog SERVER.blg -f csv -o SERVER.csv) and \
+             pass the files together: each is read in its own language"
+        );
+    }
+    if localized.iter().all(|(l, _)| has_table(l)) {
+        return format!(
+            "{head}: none of them is a counter advisor reads (PhysicalDisk, LogicalDisk, \
+             Processor(_Total)\\% Processor Time, Memory\\Available MBytes, in English or \
+             in the {} table), so {outcome}. Capture the disk, processor and memory counters \
+             (collect/collect-windows.ps1 lists them)",
+            langs.join(", ")
+        );
+    }
+    format!(
+        "{head}: advisor's counter tables ({}) do not hold these names, so {outcome}. Add the \
+         language's names with --counters FILE (see counters/README.md), or capture again \
+         with English counter names: run typeperf or the Performance Monitor data collector \
+         from an account whose Windows display language is English (relog cannot translate \
+         counter names)",
+        std::iter::once("English").chain(tabled).collect::<Vec<_>>().join(", ")
     )
 }
 

@@ -194,18 +194,36 @@ fn localized_names_are_not_guessed() {
     assert_eq!(localized_language("Process", "% Processor Time"), None);
     assert_eq!(localized_language("Network Interface", "Bytes Total/sec"), None);
 
+    // Russian has a table: its memory counter is read, its Process counters are not
+    // counters advisor reads, and the warning says so.
     let mut meta = CaptureMeta::new(crate::perfmon::FORMAT);
     let h = headers(&[
         r"\\PC\Процесс(Idle)\% загруженности процессора",
         r"\\PC\Процесс(System)\% загруженности процессора",
         r"\\PC\Память\Доступно МБ",
     ]);
-    assert!(plan(&h, 1, &mut meta).is_empty());
-    assert_eq!(meta.ignored, vec![r"Процесс(*)\% загруженности процессора", r"Память\Доступно МБ"]);
+    let cols = plan(&h, 1, &mut meta);
+    assert_eq!(cols.iter().map(|c| c.metric).collect::<Vec<_>>(), vec![Metric::AvailableMemoryMib]);
+    assert_eq!(cols[0].header, r"\\PC\Память\Доступно МБ", "the header as written");
+    assert_eq!(meta.ignored, vec![r"Процесс(*)\% загруженности процессора"]);
     assert_eq!(meta.warnings.len(), 1);
     let m = &meta.warnings[0].message;
-    assert!(m.contains("look localized (Russian; 2 counter(s)"), "{m}");
-    assert!(m.contains("only English counter names are recognised"), "{m}");
+    assert!(m.contains("look localized (Russian; 1 counter(s)"), "{m}");
+    assert!(m.contains("none of them is a counter advisor reads"), "{m}");
+    assert!(
+        meta.notes.iter().any(|n| n.starts_with("counter names are Russian (ru-RU)")),
+        "{:?}",
+        meta.notes
+    );
+
+    // A language without a table: nothing is guessed.
+    let mut meta = CaptureMeta::new(crate::perfmon::FORMAT);
+    let h = headers(&[r"\\PC\Fizikai lemez(0 C:)\Írási sebesség (bájt/s)"]);
+    assert!(plan(&h, 1, &mut meta).is_empty());
+    let m = &meta.warnings[0].message;
+    assert!(m.contains("look localized (non-English; 1 counter(s)"), "{m}");
+    assert!(m.contains("do not hold these names"), "{m}");
+    assert!(m.contains("--counters FILE"), "{m}");
     assert!(m.contains("display language is English"), "{m}");
 }
 
