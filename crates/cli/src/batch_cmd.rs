@@ -1,5 +1,6 @@
 //! `advisor batch INPUT... --out DIR [--format md|html|json]... [--jobs N]
-//! [--memory-budget SIZE] [--rules DIR] [--set ID.PARAM=V] [--catalog F] [--fail-on SEV]`
+//! [--memory-budget SIZE] [--shard I/N] [--rules DIR] [--set ID.PARAM=V] [--catalog F]
+//! [--counters F] [--fail-on SEV]`
 //!
 //! Batch triage of a support queue: every input is analysed on its own (its own topology
 //! documents, when it is a collector bundle), several at once within a memory budget; one
@@ -61,6 +62,10 @@ pub(crate) struct BatchArgs {
     /// A catalog CSV (VM sizes or disk SKUs) that extends or corrects the built-in one.
     #[arg(long, value_name = "FILE")]
     catalog: Vec<PathBuf>,
+    /// PerfMon counter names of another display language (a TOML table like those in
+    /// counters/), used before the built-in tables.
+    #[arg(long, value_name = "FILE")]
+    counters: Vec<PathBuf>,
     /// Exit with 1 when any input has a finding at or above this severity.
     #[arg(long = "fail-on", value_name = "SEVERITY", value_parser = |s: &str| s.parse::<Severity>())]
     fail_on: Option<Severity>,
@@ -171,7 +176,7 @@ fn write(path: &Path, text: &str) -> anyhow::Result<()> {
 }
 
 pub(crate) fn run(args: &BatchArgs) -> anyhow::Result<ExitCode> {
-    let session: Session = session(&args.rules, &args.sets, &args.catalog, None)?;
+    let session: Session = session(&args.rules, &args.sets, &args.catalog, None, &args.counters)?;
     let mut inputs = inputs(&args.inputs)?;
     if inputs.is_empty() {
         bail!("no input: the folders given are empty");
