@@ -2,6 +2,7 @@
 
 mod analyze_cmd;
 mod catalog_cmd;
+mod compare_cmd;
 mod inspect_cmd;
 mod rules_cmd;
 mod schema_cmd;
@@ -28,13 +29,17 @@ struct Cli {
 enum Command {
     /// Analyze captures against the VM's topology and write a report (md, html, json).
     Analyze(analyze_cmd::AnalyzeArgs),
+    /// Compare runs before and after a change: per target and budget, findings resolved and
+    /// new, and a verdict in the first line.
+    Compare(compare_cmd::CompareArgs),
     /// Show what was recognised in captures: format, hosts, time range, targets, metrics.
     Inspect(inspect_cmd::InspectArgs),
     /// Azure VM size and disk SKU limits from the built-in catalog, with their sources.
     Catalog(catalog_cmd::CatalogArgs),
     /// The ruleset: list the rules, check rule files, explain a rule.
     Rules(rules_cmd::RulesArgs),
-    /// Print the JSON Schema of the JSON report (advisor.report/v1).
+    /// Print the JSON Schema of the JSON report (advisor.report/v1), or with `compare` of the
+    /// comparison (advisor.compare/v1).
     Schema(schema_cmd::SchemaArgs),
     /// Merge topology documents (topology TOML, IMDS, az vm show, az disk list, lsblk,
     /// Get-Disk, ...) and print the topology as TOML, each fact with its source.
@@ -53,6 +58,7 @@ fn main() -> ExitCode {
     };
     let result = match &cli.command {
         Command::Analyze(args) => analyze_cmd::run(args),
+        Command::Compare(args) => compare_cmd::run(args),
         Command::Inspect(args) => inspect_cmd::run(args),
         Command::Catalog(args) => catalog_cmd::run(args),
         Command::Rules(args) => rules_cmd::run(args),

@@ -5,6 +5,7 @@
 
 mod analysis;
 mod capture;
+mod compare;
 pub mod limits;
 mod location;
 mod metric;
@@ -17,6 +18,11 @@ pub use analysis::{
 pub use capture::{
     BenchSettings, CaptureMeta, Direction, Format, RawCapture, SourcePercentile, Table, Target,
     TargetKind, Warning,
+};
+pub use compare::{
+    BenchRun, BudgetChange, COMPARE_SCHEMA, COMPARED_METRICS, CapUse, CompareWarning, Comparison,
+    Delta, FindingChanges, MetricChange, Outcome, PersistingFinding, Quantiles, SideSeries,
+    SideSummary, Signal, TargetChange, Verdict,
 };
 pub use location::Location;
 pub use metric::{Metric, Unit};
