@@ -872,15 +872,15 @@ fn verdict(
             findings.new.iter().filter(at_least_warning).count(),
         )
     };
-    if resolved > 0 {
-        signals.push(signal(true, "findings", "findings.resolved", resolved as f64, 0.0));
-    }
     // A new finding less severe than the worst one resolved is the next limit showing once
     // the worse one is gone (a log disk bound by its own latency once the cached budget no
     // longer starves it), not a regression: it is listed, and counts against the change
-    // only when it is as severe as the worst resolved.
+    // only when it is as severe as the worst resolved. The same holds the other way round.
     let worst_resolved = findings.resolved.iter().map(|f| f.severity).max();
     let worst_new = findings.new.iter().map(|f| f.severity).max();
+    if resolved > 0 && worst_resolved.is_some_and(|r| worst_new.is_none_or(|n| r >= n)) {
+        signals.push(signal(true, "findings", "findings.resolved", resolved as f64, 0.0));
+    }
     if new > 0 && worst_new.is_some_and(|n| worst_resolved.is_none_or(|r| n >= r)) {
         signals.push(signal(false, "findings", "findings.new", 0.0, new as f64));
     }
