@@ -95,7 +95,7 @@ fn parse_severity(s: &str) -> Result<Severity, String> {
 
 /// The format: `--format`, else the output's extension, else Markdown. The second value
 /// says the extension was not understood (the caller notes it).
-fn choose_format(format: Option<FormatArg>, output: Option<&Path>) -> (Format, bool) {
+pub(crate) fn choose_format(format: Option<FormatArg>, output: Option<&Path>) -> (Format, bool) {
     if let Some(f) = format {
         return (f.into(), false);
     }

@@ -3,6 +3,7 @@
 mod analyze_cmd;
 mod batch_cmd;
 mod catalog_cmd;
+mod compare_cmd;
 mod inspect_cmd;
 mod rules_cmd;
 mod schema_cmd;
@@ -32,13 +33,17 @@ enum Command {
     /// Batch triage: analyse each capture or bundle of a queue on its own, in parallel
     /// within a memory budget; one report per input and an index (index.md, index.json).
     Batch(batch_cmd::BatchArgs),
+    /// Compare runs before and after a change: per target and budget, findings resolved and
+    /// new, and a verdict in the first line.
+    Compare(compare_cmd::CompareArgs),
     /// Show what was recognised in captures: format, hosts, time range, targets, metrics.
     Inspect(inspect_cmd::InspectArgs),
     /// Azure VM size and disk SKU limits from the built-in catalog, with their sources.
     Catalog(catalog_cmd::CatalogArgs),
     /// The ruleset: list the rules, check rule files, explain a rule.
     Rules(rules_cmd::RulesArgs),
-    /// Print the JSON Schema of the JSON report (advisor.report/v1).
+    /// Print the JSON Schema of the JSON report (advisor.report/v1), or with `compare` of the
+    /// comparison (advisor.compare/v1).
     Schema(schema_cmd::SchemaArgs),
     /// Merge topology documents (topology TOML, IMDS, az vm show, az disk list, lsblk,
     /// Get-Disk, ...) and print the topology as TOML, each fact with its source.
@@ -58,6 +63,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Analyze(args) => analyze_cmd::run(args),
         Command::Batch(args) => batch_cmd::run(args),
+        Command::Compare(args) => compare_cmd::run(args),
         Command::Inspect(args) => inspect_cmd::run(args),
         Command::Catalog(args) => catalog_cmd::run(args),
         Command::Rules(args) => rules_cmd::run(args),

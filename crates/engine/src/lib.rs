@@ -6,7 +6,7 @@
 //!   [`Session::topology`] from every source ([`TopologySources`]); [`Session::read_all`]
 //!   (every input, every error); [`Session::analyze`], [`Session::inspect`],
 //!   [`Session::render`]; [`Session::expand`] opens collector bundles (a folder, a tar.gz,
-//!   a zip) among the inputs.
+//!   a zip) among the inputs; [`Session::compare`] sets two runs side by side.
 //! - [`rules`] and [`catalog`]: what front ends show of the ruleset and the catalog
 //!   (`advisor rules`, `advisor catalog`, the API's reference routes).
 
@@ -16,6 +16,7 @@ mod bind;
 mod bundle;
 mod capture_series;
 mod catalog_caps;
+mod compare;
 mod inspect;
 mod platform;
 mod series;
@@ -30,6 +31,7 @@ pub use advisor_normalize::{Capture, ErrorKind, IngestError};
 pub use analyze::{Timings, findings_of, not_evaluated_of};
 pub use batch::{BatchDone, BatchOptions, input_bytes, memory_estimate};
 pub use bundle::{BundleSummary, Expanded};
+pub use compare::CompareSide;
 pub use inspect::{BenchInspection, Inspection, MetricStats, TargetInspection};
 pub use series::reduce_points;
 pub use session::{

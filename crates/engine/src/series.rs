@@ -145,7 +145,7 @@ fn budgets(facts: &Facts, source: &dyn SeriesSource, n: usize) -> Vec<SampledSer
 /// `acc` plus a series, on the times both have: a merge of two time-ordered series, linear
 /// (a day of samples per disk). A time repeated within a series (a clock set back) pairs
 /// with the same time's repeats in the other, in order.
-fn add_on_common_times(
+pub(crate) fn add_on_common_times(
     acc: &[(i64, f64)],
     other: impl Iterator<Item = (i64, f64)>,
 ) -> Vec<(i64, f64)> {

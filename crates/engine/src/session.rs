@@ -7,7 +7,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use advisor_model::Analysis;
+use advisor_model::{Analysis, Comparison};
 use advisor_normalize::{Capture, IngestError, counter_names};
 use advisor_report::{Format, RenderOptions, Renderer, ReportError};
 use advisor_rules::eval::CatalogCaps;
@@ -17,6 +17,7 @@ use advisor_topology::{Catalog, CatalogError, Merged, Topology, TopologyError};
 use crate::BundleLimits;
 use crate::analyze::{self, Settings, Timings};
 use crate::bundle::{BundleSummary, Expanded};
+use crate::compare::{CompareSide, SideData};
 use crate::inspect::{Inspection, inspect_capture};
 use crate::sources::{self, TopologySources};
 
@@ -475,6 +476,52 @@ impl Session {
         let mut analysis = self.analyze_captures(&captures, topology.as_ref());
         analysis.inputs.extend(expanded.bundles.iter().flat_map(BundleSummary::listed));
         Ok(analysis)
+    }
+
+    /// One side of a comparison, read and analysed as [`Session::analyze`] does.
+    fn compare_side(&self, side: CompareSide) -> Result<SideData, EngineError> {
+        let files = side.inputs.iter().map(Input::name).collect();
+        let expanded = self.expand(side.inputs)?;
+        let mut sources = side.topology;
+        sources.texts.extend(expanded.documents.iter().cloned());
+        let topology = self.topology(&sources)?;
+        let captures = self.read_all(expanded.inputs, |_| {})?;
+        let mut analysis = self.analyze_captures(&captures, topology.as_ref());
+        analysis.inputs.extend(expanded.bundles.iter().flat_map(BundleSummary::listed));
+        Ok(SideData { captures, topology, analysis, labels: side.labels, files })
+    }
+
+    /// Two runs side by side (`advisor compare BEFORE... --with AFTER...`): each side read
+    /// and analysed with its own topology, then compared target by target, budget by budget
+    /// and finding by finding, with the verdict worded by the report. When both sides have
+    /// unreadable inputs, every error of both is reported.
+    pub fn compare(
+        &self,
+        before: CompareSide,
+        after: CompareSide,
+    ) -> Result<Comparison, EngineError> {
+        let b = self.compare_side(before);
+        let a = self.compare_side(after);
+        let (b, a) = match (b, a) {
+            (Ok(b), Ok(a)) => (b, a),
+            (Err(EngineError::Unreadable(mut x)), Err(EngineError::Unreadable(y))) => {
+                x.extend(y);
+                return Err(EngineError::Unreadable(x));
+            }
+            (Err(e), _) | (_, Err(e)) => return Err(e),
+        };
+        let mut comparison = crate::compare::compare(&b, &a, self.chart_points);
+        advisor_report::word_comparison(&mut comparison);
+        Ok(comparison)
+    }
+
+    /// The report of a comparison in `format`, with this session's templates.
+    pub fn render_comparison(
+        &self,
+        comparison: &Comparison,
+        format: Format,
+    ) -> Result<String, ReportError> {
+        self.renderer.render_comparison(comparison, format)
     }
 
     /// What was recognised in one input.

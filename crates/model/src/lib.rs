@@ -6,6 +6,7 @@
 mod analysis;
 mod batch;
 mod capture;
+mod compare;
 pub mod limits;
 mod location;
 mod metric;
@@ -19,6 +20,11 @@ pub use batch::{BATCH_SCHEMA, BatchEntry, BatchIndex, BatchStatus, WorstFinding}
 pub use capture::{
     BenchSettings, CaptureMeta, Direction, Format, RawCapture, SourcePercentile, Table, Target,
     TargetKind, Warning,
+};
+pub use compare::{
+    BenchRun, BudgetChange, COMPARE_SCHEMA, COMPARED_METRICS, CapUse, CompareWarning, Comparison,
+    Delta, FindingChanges, MetricChange, Outcome, PersistingFinding, Quantiles, SideSeries,
+    SideSummary, Signal, TargetChange, Verdict,
 };
 pub use location::Location;
 pub use metric::{Metric, Unit};

@@ -13,20 +13,20 @@ use crate::ReportError;
 use crate::fmt::{clock, metric_label, num, unit_of};
 use crate::series::{CapLine, ChartSeries};
 
-const W: u32 = 540;
-const H: u32 = 270;
+pub(crate) const W: u32 = 540;
+pub(crate) const H: u32 = 270;
 /// A cap more than this many times the data's peak is named in the legend but not drawn:
 /// stretching the axis to it would flatten the data into the bottom line.
-const OFF_SCALE: f64 = 4.0;
-const FONT: &str = "sans-serif";
+pub(crate) const OFF_SCALE: f64 = 4.0;
+pub(crate) const FONT: &str = "sans-serif";
 
 /// Line colours, chosen to stay apart in print and for common colour blindness.
-const TOTAL: RGBColor = RGBColor(31, 90, 160);
+pub(crate) const TOTAL: RGBColor = RGBColor(31, 90, 160);
 const READ: RGBColor = RGBColor(34, 139, 84);
-const WRITE: RGBColor = RGBColor(214, 112, 20);
+pub(crate) const WRITE: RGBColor = RGBColor(214, 112, 20);
 const OTHER: RGBColor = RGBColor(120, 70, 160);
 const CAPS: [RGBColor; 3] = [RGBColor(200, 30, 30), RGBColor(90, 90, 90), RGBColor(160, 40, 140)];
-const GRID: RGBColor = RGBColor(225, 225, 225);
+pub(crate) const GRID: RGBColor = RGBColor(225, 225, 225);
 
 fn colour(metric: &str) -> RGBColor {
     if metric.starts_with("read") {
@@ -40,7 +40,7 @@ fn colour(metric: &str) -> RGBColor {
     }
 }
 
-fn err<E: std::fmt::Display>(e: E) -> ReportError {
+pub(crate) fn err<E: std::fmt::Display>(e: E) -> ReportError {
     ReportError::Chart(e.to_string())
 }
 
@@ -72,7 +72,7 @@ fn capitalise(s: &str) -> String {
 /// Makes plotters' SVG fit for inlining in HTML: drops the namespace URL (an HTML parser
 /// does not need it, and the page must reference nothing outside itself), names the chart
 /// for screen readers and lets it shrink with the page.
-fn inline(svg: String, label: &str) -> String {
+pub(crate) fn inline(svg: String, label: &str) -> String {
     let label = label.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;");
     svg.replacen(
         " xmlns=\"http://www.w3.org/2000/svg\"",
@@ -98,10 +98,10 @@ fn segments(points: &[(i64, f64)]) -> Vec<Vec<(i64, f64)>> {
 }
 
 /// One legend entry: its text, colour, and whether its line is dashed (a cap).
-struct Key {
-    text: String,
-    colour: RGBColor,
-    dashed: bool,
+pub(crate) struct Key {
+    pub(crate) text: String,
+    pub(crate) colour: RGBColor,
+    pub(crate) dashed: bool,
 }
 
 /// Rough width of `text` at the legend's 12 px sans-serif (no font files are read: the
@@ -110,11 +110,11 @@ fn text_width(text: &str) -> i32 {
     (text.chars().count() as f64 * 6.4).ceil() as i32
 }
 
-const KEY_ROW: i32 = 17;
+pub(crate) const KEY_ROW: i32 = 17;
 const KEY_LEFT: i32 = 72;
 
 /// The legend's rows: entries laid out left to right, wrapping at the chart's width.
-fn key_rows(keys: &[Key]) -> Vec<Vec<&Key>> {
+pub(crate) fn key_rows(keys: &[Key]) -> Vec<Vec<&Key>> {
     let mut rows: Vec<Vec<&Key>> = vec![Vec::new()];
     let mut x = KEY_LEFT;
     for k in keys {
@@ -133,7 +133,7 @@ fn key_rows(keys: &[Key]) -> Vec<Vec<&Key>> {
 }
 
 /// Draws the legend below the plot, where it can never hide a line.
-fn draw_keys(
+pub(crate) fn draw_keys(
     area: &DrawingArea<SVGBackend<'_>, Shift>,
     rows: &[Vec<&Key>],
 ) -> Result<(), ReportError> {

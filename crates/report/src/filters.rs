@@ -9,6 +9,7 @@
 //! | `unit_name` | metric name | `read_mbps` -> `MiB/s` |
 //! | `label` | metric name | `read_latency_ms` -> `read latency` |
 //! | `percent` | number, 0-100 | `37.5` -> `37.5%` |
+//! | `share` | number, percent | `102.64` -> `103%`, `0.4865` -> `0.49%` (shares and changes) |
 //! | `duration` | seconds | `125` -> `2 min 5 s` |
 //! | `md` | text | escapes Markdown and HTML syntax, one line, safe in a table cell |
 //! | `code(cell=false)` | text | a Markdown code span (`E:\io.dat`), pipes escaped in cells |
@@ -57,6 +58,10 @@ fn label(v: &Value, _: &Args) -> tera::Result<Value> {
 
 fn percent(v: &Value, _: &Args) -> tera::Result<Value> {
     Ok(number("percent", v)?.map_or(MISSING.to_owned(), fmt::percent).into())
+}
+
+fn share(v: &Value, _: &Args) -> tera::Result<Value> {
+    Ok(number("share", v)?.map_or(MISSING.to_owned(), fmt::share).into())
 }
 
 fn duration(v: &Value, _: &Args) -> tera::Result<Value> {
@@ -136,6 +141,7 @@ pub(crate) fn register(tera: &mut Tera) {
     tera.register_filter("unit_name", unit_name);
     tera.register_filter("label", label);
     tera.register_filter("percent", percent);
+    tera.register_filter("share", share);
     tera.register_filter("duration", duration);
     tera.register_filter("md", md);
 }

@@ -91,6 +91,24 @@ pub fn percent(v: f64) -> String {
     format!("{}%", num(v))
 }
 
+/// A share or a change in percent, as precise as its size needs: `103%`, `4.9%`, `0.49%`.
+pub fn share(v: f64) -> String {
+    if !v.is_finite() {
+        return num(v);
+    }
+    let a = v.abs();
+    let s = if a >= 10.0 {
+        format!("{v:.0}")
+    } else if a >= 1.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    };
+    let s =
+        if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_owned() } else { s };
+    format!("{}%", if s == "-0" { "0" } else { &s })
+}
+
 /// A duration in seconds for people: `850 ms`, `45 s`, `2 min 5 s`, `1 h 20 min`, `2 d 3 h`.
 pub fn duration(seconds: f64) -> String {
     if !seconds.is_finite() || seconds < 0.0 {

@@ -5,9 +5,11 @@
 //! The HTML and Markdown come from Tera templates compiled into the binary (the
 //! repository's `templates/`); a directory given with [`Renderer::with_overrides`] replaces
 //! them file by file. One [`tera::Tera`] instance holds every template and the report's
-//! filters (`num`, `unit`, `percent`, `duration`, `md`, `label`).
+//! filters (`num`, `unit`, `percent`, `duration`, `md`, `label`). A comparison of two runs
+//! ([`advisor_model::Comparison`]) renders through [`Renderer::render_comparison`].
 
 mod charts;
+mod compare;
 mod filters;
 pub mod fmt;
 mod series;
@@ -19,6 +21,7 @@ use std::str::FromStr;
 
 use advisor_model::{Analysis, BatchEntry, BatchIndex, BatchStatus, REPORT_SCHEMA};
 
+pub use compare::{compare_json_schema, comparison_json, word_comparison};
 pub use series::{CapLine, ChartSeries, chart_data, chart_series};
 pub use templates::embedded_names;
 pub use view::verdict;

@@ -14,6 +14,7 @@
 //! between requests); a panic is answered 500 and the server goes on. Errors are
 //! `application/problem+json` (RFC 9457).
 
+mod compare;
 mod error;
 mod negotiate;
 mod openapi;
@@ -166,6 +167,7 @@ pub fn app(state: AppState) -> Router {
         .route("/", get(page::upload_page))
         .route("/healthz", get(routes::healthz))
         .route("/api/v1/analyze", post(routes::analyze))
+        .route("/api/v1/compare", post(compare::compare))
         .route("/api/v1/rules", get(routes::rules))
         .route("/api/v1/catalog/vm/{size}", get(routes::catalog_vm))
         .route("/api/v1/openapi.json", get(openapi::document));

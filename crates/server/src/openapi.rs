@@ -19,13 +19,14 @@ use crate::AppError;
     ),
     paths(
         crate::routes::analyze,
+        crate::compare::compare,
         crate::routes::rules,
         crate::routes::catalog_vm,
         crate::routes::healthz,
         crate::page::upload_page,
         document
     ),
-    components(schemas(crate::Problem, crate::routes::AnalyzeForm))
+    components(schemas(crate::Problem, crate::routes::AnalyzeForm, crate::compare::CompareForm))
 )]
 struct ApiDoc;
 

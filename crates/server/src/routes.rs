@@ -49,7 +49,7 @@ pub(crate) async fn common_headers(mut resp: Response) -> Response {
     resp
 }
 
-fn accept(headers: &HeaderMap) -> Option<&str> {
+pub(crate) fn accept(headers: &HeaderMap) -> Option<&str> {
     headers.get(header::ACCEPT).and_then(|v| v.to_str().ok())
 }
 
@@ -146,7 +146,7 @@ pub(crate) async fn analyze(State(state): State<AppState>, req: Request) -> Resp
 
 /// Whether the request says it is a multipart form with a boundary: checked before the
 /// request waits for a slot, and without reading its body.
-async fn check_form(headers: &HeaderMap) -> Result<(), AppError> {
+pub(crate) async fn check_form(headers: &HeaderMap) -> Result<(), AppError> {
     let mut probe = Request::new(Body::empty());
     if let Some(ct) = headers.get(header::CONTENT_TYPE) {
         probe.headers_mut().insert(header::CONTENT_TYPE, ct.clone());
@@ -154,7 +154,7 @@ async fn check_form(headers: &HeaderMap) -> Result<(), AppError> {
     Multipart::from_request(probe, &()).await.map(drop).map_err(not_a_form)
 }
 
-fn not_a_form(e: MultipartRejection) -> AppError {
+pub(crate) fn not_a_form(e: MultipartRejection) -> AppError {
     AppError::BadRequest(format!(
         "send the captures as multipart/form-data (curl -F capture=@FILE): {}",
         e.body_text()
@@ -210,7 +210,7 @@ async fn analyze_inner(
 
 /// Reads the rest of a body and drops it as it comes, up to `limit` bytes. Frame by frame,
 /// not through the multipart reader, which would gather everything the socket has ready.
-async fn discard(mut body: Body, limit: usize) {
+pub(crate) async fn discard(mut body: Body, limit: usize) {
     let mut seen = 0usize;
     while let Some(Ok(frame)) = body.frame().await {
         seen = seen.saturating_add(frame.data_ref().map_or(0, |d| d.len()));
@@ -221,7 +221,7 @@ async fn discard(mut body: Body, limit: usize) {
 }
 
 /// Waits for a free analysis slot, up to the queue wait (and never past the deadline).
-async fn take_slot(
+pub(crate) async fn take_slot(
     state: &AppState,
     deadline: tokio::time::Instant,
 ) -> Result<OwnedSemaphorePermit, AppError> {
@@ -276,7 +276,7 @@ fn analyze_upload(inner: &crate::Inner, up: Upload, format: Format) -> Result<St
 }
 
 /// What a person sees of an upload the engine could not use.
-fn upload_error(e: EngineError) -> AppError {
+pub(crate) fn upload_error(e: EngineError) -> AppError {
     match e {
         EngineError::Topology(_) | EngineError::Form(_) => AppError::BadTopology(e.to_string()),
         EngineError::Unreadable(mut errors) => match errors.len() {

@@ -13,7 +13,7 @@ use axum::extract::multipart::MultipartError;
 use crate::AppError;
 
 /// A text field longer than this is not a VM size, disk name or format.
-const MAX_TEXT_FIELD: usize = 4096;
+pub(crate) const MAX_TEXT_FIELD: usize = 4096;
 
 /// One request's upload, in memory.
 #[derive(Debug, Default)]
@@ -68,7 +68,7 @@ impl Upload {
     }
 }
 
-fn multipart_error(e: MultipartError, limit: usize) -> AppError {
+pub(crate) fn multipart_error(e: MultipartError, limit: usize) -> AppError {
     if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
         AppError::TooLarge { limit }
     } else {
@@ -80,7 +80,7 @@ fn multipart_error(e: MultipartError, limit: usize) -> AppError {
 }
 
 /// The last component of a client's file name (browsers may send `C:\fakepath\x.csv`).
-fn base_name(name: &str) -> &str {
+pub(crate) fn base_name(name: &str) -> &str {
     name.rsplit(['/', '\\']).next().unwrap_or(name).trim()
 }
 

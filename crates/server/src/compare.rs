@@ -1,0 +1,263 @@
+//! `POST /api/v1/compare`: two sets of uploads, before and after a change, compared as
+//! `advisor compare` compares them (the engine's `Session::compare`), within the same
+//! limits, slots and timeouts as an analysis.
+//!
+//! Fields: `before` and `after` (files, repeated: captures or collector bundles),
+//! `topology` (repeated: both sides' unless `after_topology` or `after_vm` is given), `vm`,
+//! `after_topology` (repeated), `after_vm`, `label` (repeated, one per file in order:
+//! the before files, then the after ones), `format` (md, html, json).
+
+use std::time::Instant;
+
+use advisor_engine::{CompareSide, Input, TopologySources};
+use advisor_report::Format;
+use axum::body::{Body, Bytes};
+use axum::extract::{FromRequest as _, Multipart, Request, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+
+use crate::routes::{
+    accept, check_form, discard, not_a_form, run_blocking, take_slot, upload_error,
+};
+use crate::upload::{MAX_TEXT_FIELD, base_name, multipart_error};
+use crate::{AppError, AppState, negotiate, page};
+
+/// The multipart form of `POST /api/v1/compare`.
+#[derive(Debug, utoipa::ToSchema)]
+#[allow(dead_code)]
+pub(crate) struct CompareForm {
+    /// The captures before the change (any format `analyze` reads, or a collector bundle).
+    #[schema(value_type = Vec<String>, format = Binary)]
+    before: Vec<Vec<u8>>,
+    /// The captures after the change.
+    #[schema(value_type = Vec<String>, format = Binary)]
+    after: Vec<Vec<u8>>,
+    /// Topology documents of the before side; also the after side's unless `after_topology`
+    /// or `after_vm` is given.
+    #[schema(value_type = Option<Vec<String>>, format = Binary)]
+    topology: Option<Vec<Vec<u8>>>,
+    /// The before side's VM size (and the after side's, as `topology`).
+    vm: Option<String>,
+    /// The after side's own topology documents (a resized VM, a disk re-cached or moved).
+    #[schema(value_type = Option<Vec<String>>, format = Binary)]
+    after_topology: Option<Vec<Vec<u8>>>,
+    /// The after side's own VM size.
+    after_vm: Option<String>,
+    /// One label per file, in order (before, then after), for the benchmark table.
+    label: Option<Vec<String>>,
+    /// md, html or json; overrides `Accept`.
+    format: Option<String>,
+}
+
+/// One compare request's upload, in memory.
+#[derive(Debug, Default)]
+struct CompareUpload {
+    before: Vec<(String, Bytes)>,
+    after: Vec<(String, Bytes)>,
+    topology: Vec<(String, String)>,
+    after_topology: Vec<(String, String)>,
+    vm: Option<String>,
+    after_vm: Option<String>,
+    labels: Vec<String>,
+    format: Option<String>,
+}
+
+impl CompareUpload {
+    fn bytes(&self) -> usize {
+        self.before.iter().chain(&self.after).map(|(_, b)| b.len()).sum()
+    }
+
+    /// The two sides, each with its topology (the shared one unless the after side has
+    /// its own) and its labels.
+    fn into_sides(self) -> (CompareSide, CompareSide) {
+        let own = !self.after_topology.is_empty() || self.after_vm.is_some();
+        let before_sources = TopologySources {
+            texts: self.topology.clone(),
+            vm: self.vm.clone(),
+            ..TopologySources::default()
+        };
+        let after_sources = if own {
+            let texts =
+                if self.after_topology.is_empty() { self.topology } else { self.after_topology };
+            TopologySources { texts, vm: self.after_vm, ..TopologySources::default() }
+        } else {
+            before_sources.clone()
+        };
+        let split = self.before.len().min(self.labels.len());
+        let inputs = |files: Vec<(String, Bytes)>| {
+            files.into_iter().map(|(name, b)| Input::Bytes { name, bytes: Vec::from(b) }).collect()
+        };
+        let before = CompareSide {
+            inputs: inputs(self.before),
+            topology: before_sources,
+            labels: self.labels[..split].to_vec(),
+        };
+        let after = CompareSide {
+            inputs: inputs(self.after),
+            topology: after_sources,
+            labels: self.labels[split..].to_vec(),
+        };
+        (before, after)
+    }
+}
+
+async fn read_form(mut form: Multipart, limit: usize) -> Result<CompareUpload, AppError> {
+    let mut up = CompareUpload::default();
+    while let Some(field) = form.next_field().await.map_err(|e| multipart_error(e, limit))? {
+        let name = field.name().unwrap_or_default().to_owned();
+        let file = field.file_name().map(|f| base_name(f).to_owned()).filter(|f| !f.is_empty());
+        let bytes = field.bytes().await.map_err(|e| multipart_error(e, limit))?;
+        match name.as_str() {
+            "before" | "after" => {
+                // A file input left empty still sends an empty part without a name.
+                if bytes.is_empty() && file.is_none() {
+                    continue;
+                }
+                let list = if name == "before" { &mut up.before } else { &mut up.after };
+                let shown = file.unwrap_or_else(|| format!("{name}-{}", list.len() + 1));
+                list.push((shown, bytes));
+            }
+            "topology" | "after_topology" => {
+                if bytes.is_empty() && file.is_none() {
+                    continue;
+                }
+                let list =
+                    if name == "topology" { &mut up.topology } else { &mut up.after_topology };
+                let shown = file.unwrap_or_else(|| format!("{name}-{}", list.len() + 1));
+                let text = String::from_utf8(bytes.to_vec()).map_err(|_| {
+                    AppError::BadTopology(format!(
+                        "{shown}: a topology file is TOML or JSON text; this is not UTF-8 text"
+                    ))
+                })?;
+                list.push((shown, text));
+            }
+            "vm" | "after_vm" | "label" | "format" => {
+                if bytes.len() > MAX_TEXT_FIELD {
+                    return Err(AppError::BadRequest(format!(
+                        "field `{name}` is {} bytes; it is a short text field",
+                        bytes.len()
+                    )));
+                }
+                let text = String::from_utf8(bytes.to_vec())
+                    .map_err(|_| AppError::BadRequest(format!("field `{name}` is not UTF-8 text")))?
+                    .trim()
+                    .to_owned();
+                let opt = (!text.is_empty()).then(|| text.clone());
+                match name.as_str() {
+                    "vm" => up.vm = opt,
+                    "after_vm" => up.after_vm = opt,
+                    "format" => up.format = opt,
+                    _ => up.labels.extend(opt),
+                }
+            }
+            other => {
+                return Err(AppError::BadRequest(format!(
+                    "unknown field `{other}`; the fields are before (repeated), after (repeated), \
+                     topology (repeated), vm, after_topology (repeated), after_vm, label (repeated), format"
+                )));
+            }
+        }
+    }
+    for (side, list) in [("before", &up.before), ("after", &up.after)] {
+        if list.is_empty() {
+            return Err(AppError::BadRequest(format!(
+                "no `{side}` capture: send one or more files in the `{side}` field"
+            )));
+        }
+    }
+    Ok(up)
+}
+
+/// Compares two sets of captures and answers the comparison.
+#[utoipa::path(post, path = "/api/v1/compare", tag = "analysis",
+    request_body(content = CompareForm, content_type = "multipart/form-data"),
+    params(("Accept" = Option<String>, Header,
+        description = "application/json (default), text/html or text/markdown; the `format` field wins")),
+    responses(
+        (status = 200, description = "The comparison: the JSON document advisor.compare/v1, a self-contained HTML page, or Markdown whose first line is the verdict",
+            content(("application/json"), (String = "text/html"), (String = "text/markdown"))),
+        (status = 400, description = "A side without captures, an unknown field or a bad value", body = crate::Problem, content_type = "application/problem+json"),
+        (status = 406, description = "Accept names no report format", body = crate::Problem, content_type = "application/problem+json"),
+        (status = 408, description = "The upload did not arrive in time", body = crate::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "The body is over the upload limit", body = crate::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "A capture could not be read, or a topology is wrong", body = crate::Problem, content_type = "application/problem+json"),
+        (status = 503, description = "Every analysis slot is busy, or the comparison timed out; see Retry-After", body = crate::Problem, content_type = "application/problem+json"),
+    ))]
+pub(crate) async fn compare(State(state): State<AppState>, req: Request) -> Response {
+    let (parts, body) = req.into_parts();
+    let accept = accept(&parts.headers);
+    let browser = negotiate::prefers_html(accept);
+    let result = match check_form(&parts.headers).await {
+        Ok(()) => compare_inner(&state, accept, &parts, body).await,
+        Err(e) => Err(e),
+    };
+    match result {
+        Ok((format, body)) => {
+            let mut resp = body.into_response();
+            let h = resp.headers_mut();
+            h.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static(negotiate::content_type(format)),
+            );
+            h.insert(header::VARY, HeaderValue::from_static("accept"));
+            if format == Format::Html {
+                h.insert(
+                    header::CONTENT_SECURITY_POLICY,
+                    HeaderValue::from_static(
+                        "default-src 'none'; style-src 'unsafe-inline'; img-src data:",
+                    ),
+                );
+            }
+            resp
+        }
+        Err(e) if browser => page::error_page(&state, &e),
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn compare_inner(
+    state: &AppState,
+    accept: Option<&str>,
+    parts: &Parts,
+    body: Body,
+) -> Result<(Format, String), AppError> {
+    let config = &state.inner.config;
+    let started = Instant::now();
+    let deadline = tokio::time::Instant::now() + config.request_timeout;
+    let secs = config.request_timeout.as_secs().max(1);
+    let slot = match take_slot(state, deadline).await {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = tokio::time::timeout_at(deadline, discard(body, config.max_upload)).await;
+            return Err(e);
+        }
+    };
+    let mut req = Request::new(body);
+    *req.headers_mut() = parts.headers.clone();
+    *req.extensions_mut() = parts.extensions.clone();
+    let form = Multipart::from_request(req, state).await.map_err(not_a_form)?;
+    let up = tokio::time::timeout_at(deadline, read_form(form, config.max_upload))
+        .await
+        .map_err(|_| AppError::UploadTimeout { secs })??;
+    let format = negotiate::choose(up.format.as_deref(), accept)?;
+    let bytes = up.bytes();
+    let job = run_blocking(state, slot, move |inner| {
+        let (before, after) = up.into_sides();
+        let c = inner.session.compare(before, after).map_err(upload_error)?;
+        inner
+            .session
+            .render_comparison(&c, format)
+            .map_err(|e| AppError::Internal(format!("rendering the comparison: {e}")))
+    });
+    let body = tokio::time::timeout_at(deadline, job)
+        .await
+        .map_err(|_| AppError::AnalysisTimeout { secs })??;
+    tracing::info!(
+        bytes,
+        format = format.as_str(),
+        ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        "compared"
+    );
+    Ok((format, body))
+}
