@@ -73,6 +73,10 @@ pub(crate) struct CompareArgs {
     /// A catalog CSV (VM sizes or disk SKUs) that extends or corrects the built-in one.
     #[arg(long, value_name = "FILE")]
     catalog: Vec<PathBuf>,
+    /// PerfMon counter names of another display language (a TOML table like those in
+    /// counters/), used before the built-in tables.
+    #[arg(long, value_name = "FILE")]
+    counters: Vec<PathBuf>,
     /// No note on stderr; errors are still printed.
     #[arg(long, short = 'q')]
     quiet: bool,
@@ -117,7 +121,8 @@ pub(crate) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
             args.labels.len()
         );
     }
-    let session = session(&args.rules, &args.sets, &args.catalog, args.templates.as_deref())?;
+    let session =
+        session(&args.rules, &args.sets, &args.catalog, args.templates.as_deref(), &args.counters)?;
     let (tb, ta) = sources(args);
     let split = args.before.len().min(args.labels.len());
     let side = |files: &[PathBuf], topology, labels: &[String]| CompareSide {
