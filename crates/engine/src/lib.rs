@@ -17,6 +17,7 @@ mod capture_series;
 mod catalog_caps;
 mod inspect;
 mod platform;
+pub mod recommend;
 mod series;
 mod session;
 mod sources;

@@ -10,6 +10,7 @@
 //! | `label` | metric name | `read_latency_ms` -> `read latency` |
 //! | `percent` | number, 0-100 | `37.5` -> `37.5%` |
 //! | `duration` | seconds | `125` -> `2 min 5 s` |
+//! | `money` | number | `1109.6` -> `1109.60` |
 //! | `md` | text | escapes Markdown and HTML syntax, one line, safe in a table cell |
 //! | `code(cell=false)` | text | a Markdown code span (`E:\io.dat`), pipes escaped in cells |
 
@@ -57,6 +58,11 @@ fn label(v: &Value, _: &Args) -> tera::Result<Value> {
 
 fn percent(v: &Value, _: &Args) -> tera::Result<Value> {
     Ok(number("percent", v)?.map_or(MISSING.to_owned(), fmt::percent).into())
+}
+
+/// A price with two decimals (`1109.6` -> `1109.60`).
+fn money(v: &Value, _: &Args) -> tera::Result<Value> {
+    Ok(number("money", v)?.map_or(MISSING.to_owned(), |x| format!("{x:.2}")).into())
 }
 
 fn duration(v: &Value, _: &Args) -> tera::Result<Value> {
@@ -137,6 +143,7 @@ pub(crate) fn register(tera: &mut Tera) {
     tera.register_filter("label", label);
     tera.register_filter("percent", percent);
     tera.register_filter("duration", duration);
+    tera.register_filter("money", money);
     tera.register_filter("md", md);
 }
 

@@ -10,6 +10,7 @@
 mod charts;
 mod filters;
 pub mod fmt;
+mod recommend;
 mod series;
 mod templates;
 mod view;
@@ -19,6 +20,7 @@ use std::str::FromStr;
 
 use advisor_model::{Analysis, REPORT_SCHEMA};
 
+pub use recommend::{headline as recommendation_headline, recommend_schema};
 pub use series::{CapLine, ChartSeries, chart_data, chart_series};
 pub use templates::embedded_names;
 pub use view::verdict;
