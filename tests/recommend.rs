@@ -228,3 +228,43 @@ fn markdown_and_json_snapshots() {
     let out = recommend(c, t, &["--prices", PRICES]);
     insta::assert_snapshot!("ds13v2-priced.md", String::from_utf8_lossy(&out.stdout));
 }
+
+/// `POST /api/v1/recommend` on the real server: the same recommendation as the command.
+#[test]
+fn the_service_answers_recommend() {
+    use std::io::{Read as _, Write as _};
+    let (mut child, addr, _log) = start_serve(&[]);
+    let (capture, topology) = scenario();
+    let prices = std::fs::read(repo().join(PRICES)).unwrap();
+    let post = |parts: &[(&str, &str, &[u8])]| -> (String, Vec<u8>) {
+        let body = multipart(parts);
+        let mut s = std::net::TcpStream::connect(&addr).expect("connect");
+        let head = format!(
+            "POST /api/v1/recommend HTTP/1.1\r\nHost: {addr}\r\nAccept: application/json\r\n\
+             Content-Type: multipart/form-data; boundary={BOUNDARY}\r\nContent-Length: {}\r\n\
+             Connection: close\r\n\r\n",
+            body.len()
+        );
+        s.write_all(head.as_bytes()).unwrap();
+        s.write_all(&body).unwrap();
+        let mut out = Vec::new();
+        s.read_to_end(&mut out).unwrap();
+        let split = out.windows(4).position(|w| w == b"\r\n\r\n").expect("headers end");
+        (String::from_utf8_lossy(&out[..split]).into_owned(), out[split + 4..].to_vec())
+    };
+    let (head, body) = post(&[
+        ("capture", "capture.csv", &capture),
+        ("topology", "topology.toml", &topology),
+        ("prices", "westeurope.json", &prices),
+    ]);
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let r: Value = serde_json::from_slice(&body).expect("JSON");
+    assert_eq!(r["schema"], "advisor.recommend/v1");
+    assert_eq!(r["vm"]["chosen"], "Standard_DS14_v2");
+    assert!(r["current"]["monthly_cost"].as_f64().is_some());
+    let (head, body) = post(&[("capture", "capture.csv", &capture), ("percentile", "", b"101")]);
+    assert!(head.starts_with("HTTP/1.1 400"), "{head}");
+    assert!(String::from_utf8_lossy(&body).contains("percentile"));
+    child.kill().expect("stop the server");
+    let _ = child.wait();
+}

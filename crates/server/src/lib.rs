@@ -18,6 +18,7 @@ mod error;
 mod negotiate;
 mod openapi;
 mod page;
+mod recommend;
 mod routes;
 mod upload;
 
@@ -166,6 +167,7 @@ pub fn app(state: AppState) -> Router {
         .route("/", get(page::upload_page))
         .route("/healthz", get(routes::healthz))
         .route("/api/v1/analyze", post(routes::analyze))
+        .route("/api/v1/recommend", post(recommend::recommend))
         .route("/api/v1/rules", get(routes::rules))
         .route("/api/v1/catalog/vm/{size}", get(routes::catalog_vm))
         .route("/api/v1/openapi.json", get(openapi::document));

@@ -19,13 +19,18 @@ use crate::AppError;
     ),
     paths(
         crate::routes::analyze,
+        crate::recommend::recommend,
         crate::routes::rules,
         crate::routes::catalog_vm,
         crate::routes::healthz,
         crate::page::upload_page,
         document
     ),
-    components(schemas(crate::Problem, crate::routes::AnalyzeForm))
+    components(schemas(
+        crate::Problem,
+        crate::routes::AnalyzeForm,
+        crate::recommend::RecommendForm
+    ))
 )]
 struct ApiDoc;
 
