@@ -117,8 +117,7 @@ mod tests {
     fn figure_is_the_nearest_rank_percentile_times_headroom() {
         let s: Series = (1..=100).map(|i| (Some(i * 1000), i as f64)).collect();
         let f = figure(&s, 95.0, 1.2, None).expect("figure");
-        assert_eq!(f.observed, 95.0);
-        assert_eq!(f.peak, 100.0);
+        assert_eq!((f.observed, f.peak), (95.0, 100.0));
         assert!((f.needed - 114.0).abs() < 1e-9);
     }
 

@@ -57,7 +57,7 @@ fn a_demand_no_single_disk_carries_is_a_stripe() {
     let v2 = o.iter().find(|x| x.sku == "PremiumV2").expect("v2");
     assert_eq!((v2.count, v2.iops, v2.mbps), (1, 30000.0, 400.0));
     // 500 IOPS per GiB: 30,000 IOPS needs 60 GiB, less than the 256 held.
-    assert_eq!(v2.size_gib, 256.0);
+    assert_eq!((v2.size_gib, v2.count), (256.0, 1));
 }
 
 #[test]
