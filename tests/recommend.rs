@@ -173,6 +173,25 @@ fn prices_order_by_monthly_cost_and_price_today_and_the_proposal() {
 }
 
 #[test]
+fn without_disks_the_vm_is_not_judged() {
+    let out = advisor(
+        &repo(),
+        &[
+            "recommend",
+            "fixtures/scenarios/ds13v2-temp-disk-throttles-cached-p30/capture.csv",
+            "--vm",
+            "Standard_DS13_v2",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(r["vm"]["chosen"].is_null());
+    assert!(r["vm"]["why"][0].as_str().unwrap().starts_with("no disk demand is known"));
+}
+
+#[test]
 fn bad_prices_exit_2_naming_the_file_and_json_path() {
     let dir = std::env::temp_dir().join(format!("advisor-recommend-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

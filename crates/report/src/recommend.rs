@@ -11,6 +11,9 @@ pub fn headline(r: &Recommendation) -> String {
         (Some(a), Some(b)) if a == b => format!("keep {a}"),
         (Some(a), Some(b)) => format!("{b} instead of {a}"),
         (None, Some(b)) => b.clone(),
+        (Some(a), None) if r.vm.cached.is_none() && r.vm.uncached.is_none() => {
+            format!("{a}, not judged: no disk demand is known")
+        }
         (Some(a), None) => format!("no size found that carries the demand (today {a})"),
         (None, None) => "no VM size given".to_owned(),
     };

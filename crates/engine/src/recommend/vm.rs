@@ -165,6 +165,26 @@ pub(crate) fn advise(
             ));
         }
     }
+    if b.cached.is_none() && b.uncached.is_none() {
+        // No disk of the topology matched a capture target: there is no demand to size
+        // by, and "carries it" would claim what nobody measured.
+        why.push(
+            "no disk demand is known (no disk of the topology matched a capture target; pass \
+             --topology with the disks): no size is judged"
+                .to_owned(),
+        );
+        return VmAdvice {
+            current: current.map(|v| v.limits.size.clone()),
+            cached: None,
+            uncached: None,
+            data_disks: b.data_disks,
+            min_vcpu,
+            min_memory_gib: min_mem,
+            candidates: Vec::new(),
+            chosen: None,
+            why,
+        };
+    }
     if let Some(c) = cur {
         match fit(c, &b, None, None) {
             Ok((f, m, _)) => {
