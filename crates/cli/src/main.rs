@@ -5,6 +5,7 @@ mod batch_cmd;
 mod catalog_cmd;
 mod compare_cmd;
 mod inspect_cmd;
+mod recommend_cmd;
 mod rules_cmd;
 mod schema_cmd;
 mod serve_cmd;
@@ -42,8 +43,10 @@ enum Command {
     Catalog(catalog_cmd::CatalogArgs),
     /// The ruleset: list the rules, check rule files, explain a rule.
     Rules(rules_cmd::RulesArgs),
-    /// Print the JSON Schema of the JSON report (advisor.report/v1), or with `compare` of the
-    /// comparison (advisor.compare/v1).
+    /// The VM size and disk SKUs that carry the captured workload, and why.
+    Recommend(recommend_cmd::RecommendArgs),
+    /// Print the JSON Schema of the JSON report (advisor.report/v1), or of compare's,
+    /// recommend's or batch's index.
     Schema(schema_cmd::SchemaArgs),
     /// Merge topology documents (topology TOML, IMDS, az vm show, az disk list, lsblk,
     /// Get-Disk, ...) and print the topology as TOML, each fact with its source.
@@ -67,6 +70,7 @@ fn main() -> ExitCode {
         Command::Inspect(args) => inspect_cmd::run(args),
         Command::Catalog(args) => catalog_cmd::run(args),
         Command::Rules(args) => rules_cmd::run(args),
+        Command::Recommend(args) => recommend_cmd::run(args),
         Command::Schema(args) => schema_cmd::run(args),
         Command::Serve(args) => serve_cmd::run(args),
         Command::Topology(args) => topology_cmd::run(args),

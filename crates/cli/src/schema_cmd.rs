@@ -12,11 +12,15 @@ enum Which {
     Report,
     /// The JSON comparison of `advisor compare` (advisor.compare/v1).
     Compare,
+    /// The JSON of `advisor recommend` (advisor.recommend/v1).
+    Recommend,
+    /// `index.json` of `advisor batch` (advisor.batch/v1).
+    Batch,
 }
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct SchemaArgs {
-    /// Which document's schema: report (default) or compare.
+    /// Which document's schema: report (default), compare, recommend or batch.
     #[arg(value_enum, default_value_t = Which::Report)]
     which: Which,
 }
@@ -25,6 +29,8 @@ pub(crate) fn run(args: &SchemaArgs) -> anyhow::Result<ExitCode> {
     let schema = match args.which {
         Which::Report => advisor_report::json_schema(),
         Which::Compare => advisor_report::compare_json_schema(),
+        Which::Recommend => advisor_report::recommend_schema(),
+        Which::Batch => advisor_report::batch_json_schema(),
     };
     let text = serde_json::to_string_pretty(&schema)?;
     // A closed pipe (`| head`) is not an error worth reporting.

@@ -19,6 +19,7 @@ mod catalog_caps;
 mod compare;
 mod inspect;
 mod platform;
+pub mod recommend;
 mod series;
 mod session;
 mod sources;

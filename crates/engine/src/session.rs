@@ -7,7 +7,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use advisor_model::{Analysis, Comparison};
+use advisor_model::{Analysis, Comparison, Recommendation};
 use advisor_normalize::{Capture, IngestError, counter_names};
 use advisor_report::{Format, RenderOptions, Renderer, ReportError};
 use advisor_rules::eval::CatalogCaps;
@@ -19,6 +19,7 @@ use crate::analyze::{self, Settings, Timings};
 use crate::bundle::{BundleSummary, Expanded};
 use crate::compare::{CompareSide, SideData};
 use crate::inspect::{Inspection, inspect_capture};
+use crate::recommend::RecommendOptions;
 use crate::sources::{self, TopologySources};
 
 /// p95 IOPS above which a capture target counts as carrying IO (for the warning about busy
@@ -533,6 +534,42 @@ impl Session {
     pub fn render(&self, analysis: &Analysis, format: Format) -> Result<String, ReportError> {
         let options = RenderOptions { rules_in_force: Some(self.registry.len()) };
         self.renderer.render(analysis, format, &options)
+    }
+
+    /// The recommendation for captures already read: the VM size and disk SKUs that carry
+    /// their demand (`advisor recommend`).
+    pub fn recommend_captures(
+        &self,
+        captures: &[Capture],
+        topology: Option<&Topology>,
+        options: &RecommendOptions,
+    ) -> Recommendation {
+        crate::recommend::recommend(captures, topology, &self.catalog, options)
+    }
+
+    /// [`Session::recommend_captures`] from the inputs: bundles opened, the topology from
+    /// its sources (and the bundles' documents), every capture read.
+    pub fn recommend(
+        &self,
+        inputs: Vec<Input>,
+        topology: &TopologySources,
+        options: &RecommendOptions,
+    ) -> Result<Recommendation, EngineError> {
+        let expanded = self.expand(inputs)?;
+        let mut sources = topology.clone();
+        sources.texts.extend(expanded.documents.iter().cloned());
+        let topology = self.topology(&sources)?;
+        let captures = self.read_all(expanded.inputs, |_| {})?;
+        Ok(self.recommend_captures(&captures, topology.as_ref(), options))
+    }
+
+    /// A recommendation in `format`, with this session's templates.
+    pub fn render_recommendation(
+        &self,
+        recommendation: &Recommendation,
+        format: Format,
+    ) -> Result<String, ReportError> {
+        self.renderer.render_recommendation(recommendation, format)
     }
 
     /// The verdict line of an analysis ("2 critical findings in 33 rules evaluated").

@@ -11,6 +11,7 @@ pub mod limits;
 mod location;
 mod metric;
 mod rank;
+mod recommend;
 
 pub use analysis::{
     Analysis, DiskCaps, Finding, InputSummary, MetricSummary, NotEvaluated, PercentileCurve,
@@ -29,3 +30,7 @@ pub use compare::{
 pub use location::Location;
 pub use metric::{Metric, Unit};
 pub use rank::{nearest_rank, nearest_ranks};
+pub use recommend::{
+    Confidence, Configuration, ConfiguredDisk, CostBasis, Demand, DemandBasis, DiskAdvice,
+    DiskOption, Figure, RECOMMEND_SCHEMA, Recommendation, VmAdvice, VmOption,
+};

@@ -168,19 +168,7 @@ pub fn comparison_json(c: &Comparison) -> Result<String, ReportError> {
 /// The JSON Schema of `advisor.compare/v1`, generated from the Rust types, with `schema`
 /// pinned.
 pub fn compare_json_schema() -> serde_json::Value {
-    let mut schema = serde_json::to_value(schemars::schema_for!(Comparison)).unwrap_or_default();
-    if let Some(obj) = schema.as_object_mut() {
-        obj.insert("title".into(), format!("advisor comparison ({COMPARE_SCHEMA})").into());
-        if let Some(s) = obj
-            .get_mut("properties")
-            .and_then(|p| p.get_mut("schema"))
-            .and_then(|s| s.as_object_mut())
-        {
-            s.insert("const".into(), COMPARE_SCHEMA.into());
-            s.insert("description".into(), format!("Always `{COMPARE_SCHEMA}`.").into());
-        }
-    }
-    schema
+    crate::schema_of::<Comparison>("advisor comparison", COMPARE_SCHEMA)
 }
 
 // ------------------------------------------------------------------------------------------

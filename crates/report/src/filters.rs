@@ -11,6 +11,7 @@
 //! | `percent` | number, 0-100 | `37.5` -> `37.5%` |
 //! | `share` | number, percent | `102.64` -> `103%`, `0.4865` -> `0.49%` (shares and changes) |
 //! | `duration` | seconds | `125` -> `2 min 5 s` |
+//! | `money` | number | `1109.6` -> `1109.60` |
 //! | `md` | text | escapes Markdown and HTML syntax, one line, safe in a table cell |
 //! | `code(cell=false)` | text | a Markdown code span (`E:\io.dat`), pipes escaped in cells |
 
@@ -62,6 +63,11 @@ fn percent(v: &Value, _: &Args) -> tera::Result<Value> {
 
 fn share(v: &Value, _: &Args) -> tera::Result<Value> {
     Ok(number("share", v)?.map_or(MISSING.to_owned(), fmt::share).into())
+}
+
+/// A price with two decimals (`1109.6` -> `1109.60`).
+fn money(v: &Value, _: &Args) -> tera::Result<Value> {
+    Ok(number("money", v)?.map_or(MISSING.to_owned(), |x| format!("{x:.2}")).into())
 }
 
 fn duration(v: &Value, _: &Args) -> tera::Result<Value> {
@@ -143,6 +149,7 @@ pub(crate) fn register(tera: &mut Tera) {
     tera.register_filter("percent", percent);
     tera.register_filter("share", share);
     tera.register_filter("duration", duration);
+    tera.register_filter("money", money);
     tera.register_filter("md", md);
 }
 

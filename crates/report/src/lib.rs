@@ -12,6 +12,7 @@ mod charts;
 mod compare;
 mod filters;
 pub mod fmt;
+mod recommend;
 mod series;
 mod templates;
 mod view;
@@ -22,6 +23,7 @@ use std::str::FromStr;
 use advisor_model::{Analysis, BatchEntry, BatchIndex, BatchStatus, REPORT_SCHEMA};
 
 pub use compare::{compare_json_schema, comparison_json, word_comparison};
+pub use recommend::{headline as recommendation_headline, recommend_schema};
 pub use series::{CapLine, ChartSeries, chart_data, chart_series};
 pub use templates::embedded_names;
 pub use view::verdict;
@@ -192,16 +194,27 @@ pub fn to_json(analysis: &Analysis) -> Result<String, ReportError> {
 /// The JSON Schema of the JSON report, generated from the Rust types, with `schema` pinned
 /// to [`REPORT_SCHEMA`].
 pub fn json_schema() -> serde_json::Value {
-    let mut schema = serde_json::to_value(schemars::schema_for!(Analysis)).unwrap_or_default();
+    schema_of::<Analysis>("advisor JSON report", REPORT_SCHEMA)
+}
+
+/// The JSON Schema of `advisor batch`'s `index.json` (`advisor.batch/v1`).
+pub fn batch_json_schema() -> serde_json::Value {
+    schema_of::<BatchIndex>("advisor batch index", advisor_model::BATCH_SCHEMA)
+}
+
+/// The JSON Schema of one of advisor's documents, generated from its Rust type, titled and
+/// with its `schema` field pinned to the document's id: every `advisor schema` is one.
+pub(crate) fn schema_of<T: schemars::JsonSchema>(title: &str, id: &str) -> serde_json::Value {
+    let mut schema = serde_json::to_value(schemars::schema_for!(T)).unwrap_or_default();
     if let Some(obj) = schema.as_object_mut() {
-        obj.insert("title".into(), format!("advisor JSON report ({REPORT_SCHEMA})").into());
+        obj.insert("title".into(), format!("{title} ({id})").into());
         if let Some(s) = obj
             .get_mut("properties")
             .and_then(|p| p.get_mut("schema"))
             .and_then(|s| s.as_object_mut())
         {
-            s.insert("const".into(), REPORT_SCHEMA.into());
-            s.insert("description".into(), format!("Always `{REPORT_SCHEMA}`.").into());
+            s.insert("const".into(), id.into());
+            s.insert("description".into(), format!("Always `{id}`.").into());
         }
     }
     schema

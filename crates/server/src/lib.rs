@@ -19,6 +19,7 @@ mod error;
 mod negotiate;
 mod openapi;
 mod page;
+mod recommend;
 mod routes;
 mod upload;
 
@@ -168,6 +169,7 @@ pub fn app(state: AppState) -> Router {
         .route("/healthz", get(routes::healthz))
         .route("/api/v1/analyze", post(routes::analyze))
         .route("/api/v1/compare", post(compare::compare))
+        .route("/api/v1/recommend", post(recommend::recommend))
         .route("/api/v1/rules", get(routes::rules))
         .route("/api/v1/catalog/vm/{size}", get(routes::catalog_vm))
         .route("/api/v1/openapi.json", get(openapi::document));

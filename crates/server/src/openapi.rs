@@ -20,13 +20,19 @@ use crate::AppError;
     paths(
         crate::routes::analyze,
         crate::compare::compare,
+        crate::recommend::recommend,
         crate::routes::rules,
         crate::routes::catalog_vm,
         crate::routes::healthz,
         crate::page::upload_page,
         document
     ),
-    components(schemas(crate::Problem, crate::routes::AnalyzeForm, crate::compare::CompareForm))
+    components(schemas(
+        crate::Problem,
+        crate::routes::AnalyzeForm,
+        crate::compare::CompareForm,
+        crate::recommend::RecommendForm
+    ))
 )]
 struct ApiDoc;
 

@@ -112,11 +112,19 @@ pub(crate) struct AnalyzeForm {
         (status = 503, description = "Every analysis slot is busy, or the analysis timed out; see Retry-After", body = crate::Problem, content_type = "application/problem+json"),
     ))]
 pub(crate) async fn analyze(State(state): State<AppState>, req: Request) -> Response {
+    respond(&state, req, analyze_upload).await
+}
+
+/// What a request's upload becomes: the analysis report, or a recommendation.
+pub(crate) type Work = fn(&crate::Inner, Upload, Format) -> Result<String, AppError>;
+
+/// A form upload through `work`, rendered as the client asked, with the service's limits.
+pub(crate) async fn respond(state: &AppState, req: Request, work: Work) -> Response {
     let (parts, body) = req.into_parts();
     let accept = accept(&parts.headers);
     let browser = negotiate::prefers_html(accept);
     let result = match check_form(&parts.headers).await {
-        Ok(()) => analyze_inner(&state, accept, &parts, body).await,
+        Ok(()) => analyze_inner(state, accept, &parts, body, work).await,
         Err(e) => Err(e),
     };
     match result {
@@ -139,7 +147,7 @@ pub(crate) async fn analyze(State(state): State<AppState>, req: Request) -> Resp
             }
             resp
         }
-        Err(e) if browser => page::error_page(&state, &e),
+        Err(e) if browser => page::error_page(state, &e),
         Err(e) => e.into_response(),
     }
 }
@@ -166,6 +174,7 @@ async fn analyze_inner(
     accept: Option<&str>,
     parts: &Parts,
     body: Body,
+    work: Work,
 ) -> Result<(Format, String), AppError> {
     let config = &state.inner.config;
     let started = Instant::now();
@@ -194,7 +203,7 @@ async fn analyze_inner(
     let format = negotiate::choose(up.format.as_deref(), accept)?;
     let (count, bytes) = (up.captures.len(), up.capture_bytes());
 
-    let job = run_blocking(state, slot, move |inner| analyze_upload(inner, up, format));
+    let job = run_blocking(state, slot, move |inner| work(inner, up, format));
     let body = tokio::time::timeout_at(deadline, job)
         .await
         .map_err(|_| AppError::AnalysisTimeout { secs })??;

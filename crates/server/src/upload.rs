@@ -25,6 +25,11 @@ pub(crate) struct Upload {
     pub(crate) temp_disk: Option<String>,
     pub(crate) disks: DiskTable,
     pub(crate) format: Option<String>,
+    /// `advisor recommend`'s options (`/api/v1/recommend`): text as typed, and the prices
+    /// file (name, text).
+    pub(crate) percentile: Option<String>,
+    pub(crate) headroom: Option<String>,
+    pub(crate) prices: Option<(String, String)>,
 }
 
 /// The upload page's disks table: one entry per row in each column.
@@ -91,6 +96,16 @@ pub(crate) async fn read(mut form: Multipart, limit: usize) -> Result<Upload, Ap
         let name = field.name().unwrap_or_default().to_owned();
         let file_name = field.file_name().map(|f| base_name(f).to_owned());
         match name.as_str() {
+            "prices" => {
+                let bytes = field.bytes().await.map_err(|e| multipart_error(e, limit))?;
+                let shown = file_name.filter(|f| !f.is_empty()).unwrap_or_else(|| "prices".into());
+                let text = String::from_utf8(bytes.to_vec()).map_err(|_| {
+                    AppError::BadRequest(format!(
+                        "{shown}: a prices file is JSON text; this is not UTF-8"
+                    ))
+                })?;
+                up.prices = Some((shown, text));
+            }
             "capture" | "topology" => {
                 let bytes = field.bytes().await.map_err(|e| multipart_error(e, limit))?;
                 let file = file_name.filter(|f| !f.is_empty());
@@ -114,7 +129,7 @@ pub(crate) async fn read(mut form: Multipart, limit: usize) -> Result<Upload, Ap
                 }
             }
             "vm" | "temp_disk" | "format" | "disk_name" | "disk_sku" | "disk_cache"
-            | "disk_role" => {
+            | "disk_role" | "percentile" | "headroom" => {
                 let bytes = field.bytes().await.map_err(|e| multipart_error(e, limit))?;
                 if bytes.len() > MAX_TEXT_FIELD {
                     return Err(AppError::BadRequest(format!(
@@ -134,6 +149,8 @@ pub(crate) async fn read(mut form: Multipart, limit: usize) -> Result<Upload, Ap
                     "disk_name" => up.disks.name.push(text),
                     "disk_sku" => up.disks.sku.push(text),
                     "disk_cache" => up.disks.cache.push(text),
+                    "percentile" => up.percentile = opt,
+                    "headroom" => up.headroom = opt,
                     _ => up.disks.role.push(text),
                 }
             }
@@ -147,7 +164,8 @@ pub(crate) async fn read(mut form: Multipart, limit: usize) -> Result<Upload, Ap
             other => {
                 return Err(AppError::BadRequest(format!(
                     "unknown field `{other}`; the fields are capture (repeated), topology (repeated), vm, \
-                     temp_disk, disk_name, disk_sku, disk_cache, disk_role, format"
+                     temp_disk, disk_name, disk_sku, disk_cache, disk_role, format (and for \
+                     /api/v1/recommend: percentile, headroom, prices)"
                 )));
             }
         }

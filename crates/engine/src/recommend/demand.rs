@@ -1,0 +1,130 @@
+//! Demand from the captures: a series' chosen percentile (of samples, or of per-interval
+//! peaks when the samples are finer than the interval asked), its peak, and the two
+//! budget series summed over disks at the same instants.
+
+use std::collections::BTreeMap;
+
+use advisor_model::{Figure, Metric, nearest_rank};
+use advisor_normalize::Capture;
+use advisor_rules::eval::TargetId;
+
+/// Azure's MB/s are 10^6 bytes; captures are normalized to MiB/s (`catalog/NOTES.md`).
+pub(crate) const MB_PER_MIB: f64 = 1_048_576.0 / 1_000_000.0;
+
+/// A series: `(time in ms, value)`; a benchmark's summary row has no time.
+pub(crate) type Series = Vec<(Option<i64>, f64)>;
+
+/// One metric of a target, MiB/s turned into Azure's MB/s.
+pub(crate) fn series(captures: &[Capture], id: TargetId, metric: Metric) -> Series {
+    let Some(c) = captures.get(id.capture) else { return Vec::new() };
+    let scale = if matches!(metric, Metric::Mbps | Metric::ReadMbps | Metric::WriteMbps) {
+        MB_PER_MIB
+    } else {
+        1.0
+    };
+    c.series(id.target, metric).into_iter().map(|(t, v)| (t, v * scale)).collect()
+}
+
+/// Sums series sample by sample: at the same time stamp (the targets of one capture share
+/// them), or at the same position when a series has no times.
+pub(crate) fn sum(all: &[Series]) -> Series {
+    let mut timed: BTreeMap<i64, f64> = BTreeMap::new();
+    let mut untimed: Vec<f64> = Vec::new();
+    for s in all {
+        let mut i = 0;
+        for (t, v) in s {
+            match t {
+                Some(t) => *timed.entry(*t).or_insert(0.0) += v,
+                None => {
+                    if let Some(x) = untimed.get_mut(i) {
+                        *x += v;
+                    } else {
+                        untimed.push(*v);
+                    }
+                    i += 1;
+                }
+            }
+        }
+    }
+    let mut out: Series = timed.into_iter().map(|(t, v)| (Some(t), v)).collect();
+    out.extend(untimed.into_iter().map(|v| (None, v)));
+    out
+}
+
+/// The values the percentile is taken of: each sample, or with `interval_s` each
+/// interval's highest sample (untimed samples stay as they are).
+pub(crate) fn values(s: &Series, interval_s: Option<f64>) -> Vec<f64> {
+    let Some(iv) = interval_s.filter(|iv| *iv > 0.0) else {
+        return s.iter().map(|(_, v)| *v).collect();
+    };
+    let width = (iv * 1000.0).round().max(1.0) as i64;
+    let mut peaks: BTreeMap<i64, f64> = BTreeMap::new();
+    let mut out = Vec::new();
+    for (t, v) in s {
+        match t {
+            Some(t) => {
+                let e = peaks.entry(t.div_euclid(width)).or_insert(f64::MIN);
+                *e = e.max(*v);
+            }
+            None => out.push(*v),
+        }
+    }
+    out.extend(peaks.into_values());
+    out
+}
+
+/// The figure of a series: its percentile `p` (of [`values`]), its peak, and the
+/// percentile times `headroom`. `None` for an empty series.
+pub(crate) fn figure(s: &Series, p: f64, headroom: f64, interval_s: Option<f64>) -> Option<Figure> {
+    let mut v = values(s, interval_s);
+    v.retain(|x| x.is_finite());
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let observed = nearest_rank(&v, p)?;
+    let peak = v.last().copied().unwrap_or(observed);
+    Some(Figure { observed, peak, needed: observed * headroom })
+}
+
+/// The median of a series, for the latency and queue-depth tests.
+pub(crate) fn median(s: &Series) -> Option<f64> {
+    let mut v: Vec<f64> = s.iter().map(|(_, v)| *v).filter(|v| v.is_finite()).collect();
+    v.sort_by(f64::total_cmp);
+    nearest_rank(&v, 50.0)
+}
+
+/// Mean of a series (for the read share: the shares of totals, not of samples).
+pub(crate) fn total(s: &Series) -> f64 {
+    s.iter().map(|(_, v)| *v).filter(|v| v.is_finite()).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interval_peaks_take_each_interval_highest_sample() {
+        // 1 s samples, 10 s interval: the peaks are 9 and 19.
+        let s: Series = (0..20).map(|i| (Some(i * 1000), i as f64)).collect();
+        let mut v = values(&s, Some(10.0));
+        v.sort_by(f64::total_cmp);
+        assert_eq!(v, vec![9.0, 19.0]);
+        assert_eq!(values(&s, None).len(), 20);
+    }
+
+    #[test]
+    fn figure_is_the_nearest_rank_percentile_times_headroom() {
+        let s: Series = (1..=100).map(|i| (Some(i * 1000), i as f64)).collect();
+        let f = figure(&s, 95.0, 1.2, None).expect("figure");
+        assert_eq!((f.observed, f.peak), (95.0, 100.0));
+        assert!((f.needed - 114.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn sums_align_on_time_stamps() {
+        let a: Series = vec![(Some(0), 1.0), (Some(1000), 2.0)];
+        let b: Series = vec![(Some(1000), 10.0), (Some(2000), 5.0)];
+        assert_eq!(sum(&[a, b]), vec![(Some(0), 1.0), (Some(1000), 12.0), (Some(2000), 5.0)]);
+    }
+}
