@@ -68,6 +68,10 @@ pub(crate) struct RecommendArgs {
     /// A catalog CSV (VM sizes or disk SKUs) that extends or corrects the built-in one.
     #[arg(long, value_name = "FILE")]
     catalog: Vec<PathBuf>,
+    /// PerfMon counter names of another display language (a TOML table like those in
+    /// counters/), used before the built-in tables.
+    #[arg(long, value_name = "FILE")]
+    counters: Vec<PathBuf>,
 }
 
 fn parse_percentile(s: &str) -> Result<f64, String> {
@@ -99,7 +103,7 @@ pub(crate) fn run(args: &RecommendArgs) -> anyhow::Result<ExitCode> {
         (None, Some(p)) => Format::from_path(p).unwrap_or(Format::Markdown),
         (None, None) => Format::Markdown,
     };
-    let session = Session::builder().catalog(&args.catalog).build()?;
+    let session = Session::builder().catalog(&args.catalog).counters(&args.counters).build()?;
     let prices = match &args.prices {
         Some(p) => {
             let text =
