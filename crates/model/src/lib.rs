@@ -5,6 +5,7 @@
 
 mod analysis;
 mod capture;
+mod episode;
 pub mod limits;
 mod location;
 mod metric;
@@ -18,6 +19,7 @@ pub use capture::{
     BenchSettings, CaptureMeta, Direction, Format, RawCapture, SourcePercentile, Table, Target,
     TargetKind, Warning,
 };
+pub use episode::{Episode, EpisodeKind, EpisodeWindow};
 pub use location::Location;
 pub use metric::{Metric, Unit};
 pub use rank::{nearest_rank, nearest_ranks};
