@@ -11,6 +11,7 @@ mod charts;
 mod filters;
 pub mod fmt;
 mod series;
+mod story;
 mod templates;
 mod view;
 
