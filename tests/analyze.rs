@@ -161,10 +161,38 @@ fn html_report_is_self_contained_with_charts_and_findings() {
     assert!(stderr(&out).contains("html report written"), "{}", stderr(&out));
     let html = std::fs::read_to_string(&file).expect("the page");
     assert!(html.starts_with("<!doctype html>"));
+    // The verdict names the cause and the fix first, and counts the story.
     assert!(html.contains(
-        "Critical: cached disks and the temp disk are at the VM&#39;s cached throughput cap"
+        "Critical: the temp disk fills the VM&#39;s cached throughput budget, and the host-cached disks wait behind it; fix: move scratch IO"
     ));
+    assert!(html.contains("(1 cause, 4 effects; 1 critical, 4 warnings)"));
     assert!(html.contains("Evidence:") && html.contains("Fix:"));
+    // One story: the cached budget's card holds its four effects, each with its evidence.
+    let story = html.split("id=\"finding-vm-cached-throughput-cap-vm\"").nth(1).expect("the cause");
+    let story = story.split("<h3>").next().unwrap_or(story);
+    assert!(story.contains("Because of this (4)"), "{story}");
+    for rule in [
+        "latency-above-norm",
+        "temp-disk-pressure",
+        "temp-disk-with-cached-disks",
+        "write-heavy-disk-cached",
+    ] {
+        assert!(story.contains(&format!("rule <code>{rule}</code>")), "{rule} under the cause");
+    }
+    // When: a timeline strip per cap finding above the charts, and the episode shaded on
+    // the budget's charts.
+    let timeline = html.find("<section id=\"timeline\">").expect("the timeline section");
+    assert!(timeline < html.find("<section id=\"targets\"").expect("targets"), "above the charts");
+    assert_eq!(
+        html.matches("<svg class=\"timeline\"").count(),
+        2,
+        "the cached cap and the temp disk's share"
+    );
+    assert!(
+        html.contains("<rect class=\"episode sustained\" x=\"0.0\""),
+        "the whole capture at the cap"
+    );
+    assert!(html.contains("<table class=\"episodes\">"));
     assert!(html.contains("<table class=\"checklist\">"));
     assert!(html.matches("<svg").count() >= 9, "a chart per metric and target");
     assert!(html.contains("E: cap 5000 IOPS"), "the disk's cap is in its chart");
@@ -324,10 +352,10 @@ fn html_renders_in_chromium() {
 
     let dom = run_chromium(&browser, &dir, &["--dump-dom", &file_url(&page)]);
     let dom = String::from_utf8_lossy(&dom.stdout);
-    assert!(
-        dom.contains("Critical: cached disks and the temp disk are at the VM"),
-        "verdict in the DOM"
-    );
+    assert!(dom.contains("Critical: the temp disk fills the VM"), "verdict in the DOM");
+    // The timeline is drawn: Chromium parsed the strips as SVG with their episode marks.
+    assert!(dom.matches("<svg class=\"timeline\"").count() >= 2, "timeline strips in the DOM");
+    assert!(dom.contains("<rect class=\"episode sustained\""), "an episode on the timeline");
     for f in report["findings"].as_array().expect("findings") {
         let title = f["title"].as_str().expect("title").replace('\'', "&#39;");
         let plain = f["title"].as_str().expect("title");

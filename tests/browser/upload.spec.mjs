@@ -60,6 +60,17 @@ try {
   const body = await page.textContent('body');
   check(body.includes('vm-cached-throughput-cap'), 'the finding names its rule');
   check(body.includes('Standard_DS13_v2'), 'the report names the VM size');
+  // The timeline: a strip per cap finding above the charts, laid out with a real size.
+  const strips = await page.locator('#timeline svg.timeline').count();
+  check(strips >= 1, `the report draws ${strips} timeline strip(s)`);
+  const mark = await page.locator('#timeline svg.timeline rect.episode').first().boundingBox();
+  check(
+    mark !== null && mark.width > 0 && mark.height > 0,
+    `an episode is drawn on the timeline (${mark ? Math.round(mark.width) : 0} px wide)`,
+  );
+  const below = await page.locator('#targets').boundingBox();
+  const strip = await page.locator('#timeline').boundingBox();
+  check(strip !== null && below !== null && strip.y < below.y, 'the timeline sits above the charts');
 
   // 2. A VM size and the disks table instead of a file, with a row added by the script.
   await page.goto(base);

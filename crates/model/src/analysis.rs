@@ -75,6 +75,25 @@ pub struct Finding {
     /// The numbers the rule used, by name, in display units (MB/s, ms, IOPS, KiB, %).
     pub metrics: BTreeMap<String, f64>,
     pub refs: Vec<String>,
+    /// This finding's id in the report, `RULE@SUBJECT` (`vm-cached-throughput-cap@vm`):
+    /// what `causes` and `explained_by` refer to. Added in issue 16.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub id: String,
+    /// For a finding about a cap: when the series sat at the cap, oldest first (empty when
+    /// it never reached the rule's threshold sample by sample, e.g. a p95 near the cap).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub episodes: Vec<crate::Episode>,
+    /// The window and thresholds the episodes were computed with; absent for findings that
+    /// are not about a cap, and for benchmarks (one summary row, no time axis).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub episode_window: Option<crate::EpisodeWindow>,
+    /// Ids of the findings this one explains (its effects: "because of this"). Its rule
+    /// declares them with `explains` (docs/rule-language.md).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub causes: Vec<String>,
+    /// Ids of the findings that explain this one (its root cause); at most one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub explained_by: Vec<String>,
 }
 
 /// A rule whose inputs were missing: never silently dropped.

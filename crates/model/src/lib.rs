@@ -7,6 +7,7 @@ mod analysis;
 mod batch;
 mod capture;
 mod compare;
+mod episode;
 pub mod limits;
 mod location;
 mod metric;
@@ -27,6 +28,7 @@ pub use compare::{
     Delta, FindingChanges, MetricChange, Outcome, PersistingFinding, Quantiles, SideSeries,
     SideSummary, Signal, TargetChange, Verdict,
 };
+pub use episode::{Episode, EpisodeKind, EpisodeWindow};
 pub use location::Location;
 pub use metric::{Metric, Unit};
 pub use rank::{nearest_rank, nearest_ranks};

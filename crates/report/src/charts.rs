@@ -171,8 +171,12 @@ fn time_ticks(t0: i64, t1: i64) -> Vec<i64> {
 }
 
 /// A time series chart: one line per series (all of one unit), the caps as dashed lines,
-/// the legend below.
-pub(crate) fn time_series(title: &str, series: &[&ChartSeries]) -> Result<String, ReportError> {
+/// the legend below; `bands` (ms from, to) are the episodes at a cap, shaded behind.
+pub(crate) fn time_series(
+    title: &str,
+    series: &[&ChartSeries],
+    bands: &[(i64, i64)],
+) -> Result<String, ReportError> {
     let finite = || series.iter().flat_map(|s| s.points.iter()).filter(|p| p.1.is_finite());
     let (mut t0, mut t1) = (i64::MAX, i64::MIN);
     let mut vmax = 0f64;
@@ -252,6 +256,16 @@ pub(crate) fn time_series(title: &str, series: &[&ChartSeries]) -> Result<String
             .label_style((FONT, 11))
             .axis_desc_style((FONT, 11))
             .draw()
+            .map_err(err)?;
+        // Episodes at a cap, behind the lines (issue 16).
+        let shade = RGBColor(198, 40, 40).mix(0.14).filled();
+        chart
+            .draw_series(
+                bands
+                    .iter()
+                    .filter(|(a, b)| *b > t0 && *a < t1)
+                    .map(|&(a, b)| Rectangle::new([(a.max(t0), 0.0), (b.min(t1), ymax)], shade)),
+            )
             .map_err(err)?;
         for s in series {
             let style = colour(&s.metric).stroke_width(2);
@@ -481,7 +495,7 @@ mod tests {
             points: vec![(0, 10.0), (1000, 250.0), (2000, f64::NAN), (3000, 30.0), (4000, 31.0)],
             caps: vec![CapLine { label: "VM cached cap".into(), value: 256.0 }],
         };
-        let svg = time_series("Throughput <E:>", &[&s]).expect("chart");
+        let svg = time_series("Throughput <E:>", &[&s], &[]).expect("chart");
         assert!(svg.starts_with("<svg"), "{svg}");
         assert!(!svg.contains("http"), "no URLs in inline SVG");
         assert!(svg.contains("aria-label=\"Throughput &lt;E:>\""));
@@ -490,7 +504,32 @@ mod tests {
             caps: vec![CapLine { label: "P30 cap 5000 IOPS".into(), value: 5000.0 }],
             ..s
         };
-        let svg = time_series("IOPS", &[&far]).expect("chart");
+        let svg = time_series("IOPS", &[&far], &[]).expect("chart");
         assert!(svg.contains("P30 cap 5000 IOPS (off scale, above)"), "{svg}");
+    }
+
+    #[test]
+    fn episodes_are_shaded_behind_the_lines() {
+        let s = ChartSeries {
+            target: "VM cached".into(),
+            file: "a.csv".into(),
+            metric: "mbps".into(),
+            points: (0..10)
+                .map(|i| (i * 1000, if (3..6).contains(&i) { 256.0 } else { 50.0 }))
+                .collect(),
+            caps: vec![],
+        };
+        let plain = time_series("Throughput", &[&s], &[]).expect("chart");
+        // One band inside the chart, one outside it (not drawn).
+        let shaded =
+            time_series("Throughput", &[&s], &[(3000, 6000), (20_000, 30_000)]).expect("chart");
+        let fills = |svg: &str| svg.matches("fill=\"#C62828\"").count();
+        assert_eq!(fills(&plain), 0, "{plain}");
+        assert_eq!(fills(&shaded), 1, "{shaded}");
+        // The band comes before the line: drawn behind it.
+        let band = shaded.find("fill=\"#C62828\"").unwrap();
+        let line =
+            shaded.find(&format!("stroke=\"#{:02X}{:02X}{:02X}\"", TOTAL.0, TOTAL.1, TOTAL.2));
+        assert!(line.is_some_and(|l| band < l), "{shaded}");
     }
 }

@@ -14,6 +14,7 @@ mod filters;
 pub mod fmt;
 mod recommend;
 mod series;
+mod story;
 mod templates;
 mod view;
 

@@ -185,7 +185,7 @@ mod tests {
         let c = chart_series(&s);
         assert_eq!(c.caps, [CapLine { label: "cap 100%".to_owned(), value: 100.0 }]);
         assert_eq!(crate::charts::family(&c.metric).1, "Consumed of the cap (Azure Monitor)");
-        let svg = crate::charts::time_series("Consumed: VM cached", &[&c]).unwrap_or_default();
+        let svg = crate::charts::time_series("Consumed: VM cached", &[&c], &[]).unwrap_or_default();
         assert!(svg.contains("cap 100%"), "{svg}");
         // A guest capture's series has no such line.
         let guest = SampledSeries { metric: "mbps".to_owned(), ..s };

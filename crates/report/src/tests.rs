@@ -3,8 +3,9 @@
 use std::collections::BTreeMap;
 
 use advisor_model::{
-    Analysis, DiskCaps, Finding, InputSummary, MetricSummary, NotEvaluated, PercentileCurve,
-    REPORT_SCHEMA, SampledSeries, SeriesOf, Severity, TargetSummary, ToolInfo, VmCaps,
+    Analysis, DiskCaps, Episode, EpisodeKind, EpisodeWindow, Finding, InputSummary, MetricSummary,
+    NotEvaluated, PercentileCurve, REPORT_SCHEMA, SampledSeries, SeriesOf, Severity, TargetSummary,
+    ToolInfo, VmCaps,
 };
 
 use super::*;
@@ -15,6 +16,47 @@ fn stats(p50: f64, p90: f64, p99: f64, max: f64, count: u64) -> MetricSummary {
 
 fn one(v: f64) -> MetricSummary {
     stats(v, v, v, v, 1)
+}
+
+/// A spike and a sustained stretch at the cached cap, as the evaluator reports them.
+fn field_case_episodes() -> Vec<Episode> {
+    vec![
+        Episode {
+            start: "2024-03-10T14:05:19".into(),
+            end: "2024-03-10T14:05:21".into(),
+            duration_s: 2.0,
+            kind: EpisodeKind::Spike,
+            samples: 2,
+            peak_pct: 100.4,
+            mean_pct: 99.1,
+            latency_ms: Some(31.5),
+        },
+        Episode {
+            start: "2024-03-10T14:06:09".into(),
+            end: "2024-03-10T14:07:09".into(),
+            duration_s: 60.0,
+            kind: EpisodeKind::Sustained,
+            samples: 60,
+            peak_pct: 100.4,
+            mean_pct: 100.0,
+            latency_ms: Some(37.2),
+        },
+    ]
+}
+
+fn field_case_window() -> EpisodeWindow {
+    EpisodeWindow {
+        series: "sum(mbps) over disks where disk.cache != none or disk.role == temp".into(),
+        cap: 256.0,
+        unit: "MB/s".into(),
+        threshold_pct: 95.0,
+        gap_s: 10.0,
+        sustained_s: 30.0,
+        start: "2024-03-10T14:05:09".into(),
+        end: "2024-03-10T14:07:09".into(),
+        at_cap_s: 62.0,
+        latency_outside_ms: Some(2.1),
+    }
 }
 
 /// The DS13_v2 field case by hand: a temp disk writing at the VM's cached cap while a
@@ -120,6 +162,11 @@ pub(crate) fn field_case() -> Analysis {
                     "https://learn.microsoft.com/azure/virtual-machines/disks-performance".into(),
                     "javascript:alert(1)".into(),
                 ],
+                id: "vm-cached-throughput-cap@vm".into(),
+                episodes: field_case_episodes(),
+                episode_window: Some(field_case_window()),
+                causes: vec!["write-heavy-disk-cached@E:".into()],
+                explained_by: vec![],
             },
             Finding {
                 rule: "write-heavy-disk-cached".into(),
@@ -130,6 +177,11 @@ pub(crate) fn field_case() -> Analysis {
                 fix: "Set host caching to None on E:".into(),
                 metrics: BTreeMap::from([("read_pct_p50".to_owned(), 0.0)]),
                 refs: vec![],
+                id: "write-heavy-disk-cached@E:".into(),
+                episodes: vec![],
+                episode_window: None,
+                causes: vec![],
+                explained_by: vec!["vm-cached-throughput-cap@vm".into()],
             },
         ],
         not_evaluated: vec![
@@ -228,13 +280,25 @@ fn render(a: &Analysis, f: Format) -> String {
 fn verdict_sentences() {
     assert_eq!(
         verdict(&field_case(), Some(25)),
-        "Critical: cached disks and the temp disk are at the VM's cached throughput cap (1 critical, 1 warning)"
+        "Critical: cached disks and the temp disk are at the VM's cached throughput cap; fix: set host caching to None on write-heavy disks, or move scratch IO off the temp disk <D:> (1 cause, 1 effect; 1 critical, 1 warning)"
     );
+    // The cause gone, its effect stands alone: no story to count.
     let mut warn = field_case();
     warn.findings.remove(0);
     assert_eq!(
         verdict(&warn, None),
-        "Warning: a mostly-writing disk has host caching turned on (E:; 1 warning)"
+        "Warning: a mostly-writing disk has host caching turned on; fix: set host caching to None on E: (E:; 1 warning)"
+    );
+    // A story whose effect is the most severe finding: the cause still heads the verdict,
+    // with the story's severity.
+    let mut up = field_case();
+    up.findings[0].severity = Severity::Info;
+    assert!(
+        verdict(&up, None).starts_with(
+            "Warning: cached disks and the temp disk are at the VM's cached throughput cap; fix: "
+        ),
+        "{}",
+        verdict(&up, None)
     );
     assert_eq!(
         verdict(&empty(), Some(25)),
@@ -349,6 +413,24 @@ fn html_is_self_contained_and_complete() {
     // A reference that is not a web link is text, never a link.
     assert!(!html.contains("href=\"javascript"));
     assert!(html.contains("<span>javascript:alert(1)</span>"));
+    // The story: the cause's card holds its effect, with the effect's own evidence.
+    let story = html.split("id=\"finding-vm-cached-throughput-cap-vm\"").nth(1).unwrap();
+    let story = story.split("</div>\n</article>").next().unwrap();
+    assert!(story.contains("Because of this (1)"), "{story}");
+    assert!(story.contains("E: writes 100% of its IO"), "{story}");
+    assert!(!html.contains("<h3>Warnings ("), "the effect is not listed twice");
+    // The episodes: a table on the card, and a timeline strip with one mark per episode.
+    assert!(html.contains("<table class=\"episodes\">"));
+    let strip = html.split("<svg class=\"timeline\"").nth(1).expect("a timeline strip");
+    let strip = strip.split("</svg>").next().unwrap();
+    assert_eq!(strip.matches("<rect class=\"episode spike\"").count(), 1, "{strip}");
+    assert_eq!(strip.matches("<rect class=\"episode sustained\"").count(), 1, "{strip}");
+    // 14:06:09 to 14:07:09 of 14:05:09 to 14:07:09: the right half of the 720 px strip.
+    assert!(
+        strip.contains("class=\"episode sustained\" x=\"360.0\" y=\"0\" width=\"360.0\""),
+        "{strip}"
+    );
+    assert!(html.contains("id=\"timeline\"") && html.contains("href=\"#timeline\""));
 }
 
 /// Nothing in the page makes a browser fetch anything: no scripts, stylesheets, images,
@@ -462,6 +544,11 @@ fn inferred_ceilings_are_drawn_as_their_own_labelled_lines() {
             ("ceiling_mbps".to_owned(), 256.3),
         ]),
         refs: vec![],
+        id: "inferred-disk-cap@D:".into(),
+        episodes: vec![],
+        episode_window: None,
+        causes: vec![],
+        explained_by: vec![],
     });
     let charts = crate::series::chart_data(&a);
     let inferred: Vec<(&str, &str, &crate::CapLine)> = charts

@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use crate::charts;
 use crate::series::ChartSeries;
+use crate::story;
 use crate::{RenderOptions, ReportError};
 
 /// The checklist's row order: the list first, then the rest by name.
@@ -53,6 +54,8 @@ pub(crate) struct View<'a> {
     schema: &'a str,
     vm: Option<&'a str>,
     groups: Vec<Group<'a>>,
+    /// One strip per finding with episodes (a budget, a disk), for the HTML's timeline.
+    timelines: Vec<Timeline<'a>>,
     bench_charts: Vec<Chart>,
     targets: Vec<TargetView<'a>>,
     not_evaluated: Vec<Reason<'a>>,
@@ -71,6 +74,18 @@ struct Counts {
     warning: usize,
     info: usize,
     total: usize,
+    /// `1 cause, 6 effects`, when a finding explains others.
+    stories: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct Timeline<'a> {
+    title: &'a str,
+    subject: &'a str,
+    rule: &'a str,
+    anchor: String,
+    summary: String,
+    svg: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -91,6 +106,23 @@ struct FindingView<'a> {
     /// `refs` that are web links (http, https): only these become links; anything else a
     /// rule file says is shown as text.
     links: Vec<&'a str>,
+    /// The findings this one explains, each with its own evidence ("because of this").
+    effects: Vec<FindingView<'a>>,
+    /// The episodes as table rows, and in one line.
+    episode_rows: Vec<story::EpisodeRow>,
+    episode_summary: Option<String>,
+}
+
+fn finding_view<'a>(f: &'a Finding, effects: &[&'a Finding]) -> FindingView<'a> {
+    FindingView {
+        finding: f,
+        anchor: anchor(&["finding", &f.rule, &f.subject]),
+        numbers: numbers(f),
+        links: f.refs.iter().map(String::as_str).filter(|r| is_web_link(r)).collect(),
+        effects: effects.iter().map(|e| finding_view(e, &[])).collect(),
+        episode_rows: story::rows(&f.episodes),
+        episode_summary: f.episode_window.as_ref().map(|w| story::summary(&f.episodes, w)),
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -186,11 +218,13 @@ pub fn verdict(analysis: &Analysis, rules_in_force: Option<usize>) -> String {
             (n > 0).then(|| format!("{n} {s}{plural}"))
         })
         .collect();
-    // The first of the most severe findings: the analysis lists the most severe first,
-    // but a hand-built one may not.
-    let worst = analysis.worst().and_then(|w| analysis.findings.iter().find(|f| f.severity == w));
-    if let Some(f) = worst {
-        let severity = match f.severity {
+    // The head of the most severe story (a cause before the findings it explains): the
+    // analysis lists the most severe first, but a hand-built one may not.
+    let all = story::stories(analysis);
+    let worst = all.iter().map(|(f, e)| story::severity(f, e)).max();
+    let head = worst.and_then(|w| all.iter().find(|(f, e)| story::severity(f, e) == w));
+    if let Some((f, _)) = head {
+        let severity = match story::severity(f, &[]).max(worst.unwrap_or(f.severity)) {
             Severity::Critical => "Critical",
             Severity::Warning => "Warning",
             Severity::Info => "Note",
@@ -201,7 +235,11 @@ pub fn verdict(analysis: &Analysis, rules_in_force: Option<usize>) -> String {
         } else {
             format!("{}; ", f.subject)
         };
-        return format!("{severity}: {title} ({subject}{})", counts.join(", "));
+        // The cause and the fix first, in one sentence a ticket can quote.
+        let fix = lower_first(f.fix.trim().trim_end_matches('.'));
+        let fix = if fix.is_empty() { String::new() } else { format!("; fix: {fix}") };
+        let stories = story::counts(analysis).map(|s| format!("{s}; ")).unwrap_or_default();
+        return format!("{severity}: {title}{fix} ({subject}{stories}{})", counts.join(", "));
     }
     let whole: std::collections::BTreeSet<&str> = analysis
         .not_evaluated
@@ -255,7 +293,7 @@ fn anchor(parts: &[&str]) -> String {
 }
 
 /// `2024-03-10T14:05:09.250` (or with a space) as milliseconds since 1970.
-fn iso_ms(s: &str) -> Option<i64> {
+pub(crate) fn iso_ms(s: &str) -> Option<i64> {
     let s = s.trim();
     let (date, time) = s.split_once(['T', ' '])?;
     let mut d = date.splitn(3, '-');
@@ -284,7 +322,12 @@ fn chart_title(family: &str, target: &str) -> String {
 }
 
 /// The charts of one (file, target): time series by family, then percentile curves.
-fn target_charts(series: &[&ChartSeries], curves: &[&PercentileCurve], target: &str) -> Vec<Chart> {
+fn target_charts(
+    series: &[&ChartSeries],
+    curves: &[&PercentileCurve],
+    target: &str,
+    bands: &[(i64, i64)],
+) -> Vec<Chart> {
     let mut families: BTreeMap<(u8, String), Vec<&ChartSeries>> = BTreeMap::new();
     for s in series {
         families.entry(charts::family(&s.metric)).or_default().push(s);
@@ -294,7 +337,7 @@ fn target_charts(series: &[&ChartSeries], curves: &[&PercentileCurve], target: &
         members.sort_by_key(|s| rank(&s.metric));
         let title = chart_title(&family, target);
         // A chart that cannot be drawn (no finite point) is left out, not an error.
-        if let Ok(svg) = charts::time_series(&title, &members) {
+        if let Ok(svg) = charts::time_series(&title, &members, bands) {
             out.push(Chart { title, svg });
         }
     }
@@ -381,27 +424,40 @@ pub(crate) fn build<'a>(
         }
         counts.total += 1;
     }
+    counts.stories = story::counts(analysis);
+    // Stories grouped by their most severe finding: a cause first, its effects under it.
+    let stories = story::stories(analysis);
     let mut groups = Vec::new();
     for (severity, heading) in [
         (Severity::Critical, "Critical"),
         (Severity::Warning, "Warnings"),
         (Severity::Info, "Notes"),
     ] {
-        let findings: Vec<FindingView<'_>> = analysis
-            .findings
+        let findings: Vec<FindingView<'_>> = stories
             .iter()
-            .filter(|f| f.severity == severity)
-            .map(|f| FindingView {
-                finding: f,
-                anchor: anchor(&["finding", &f.rule, &f.subject]),
-                numbers: numbers(f),
-                links: f.refs.iter().map(String::as_str).filter(|r| is_web_link(r)).collect(),
-            })
+            .filter(|(f, e)| story::severity(f, e) == severity)
+            .map(|(f, e)| finding_view(f, e))
             .collect();
         if !findings.is_empty() {
             groups.push(Group { severity: severity.as_str(), heading, findings });
         }
     }
+    let timelines: Vec<Timeline<'_>> = analysis
+        .findings
+        .iter()
+        .filter_map(|f| {
+            let w = f.episode_window.as_ref()?;
+            let label = if f.subject == "vm" { "the VM" } else { f.subject.as_str() };
+            Some(Timeline {
+                title: &f.title,
+                subject: &f.subject,
+                rule: &f.rule,
+                anchor: anchor(&["finding", &f.rule, &f.subject]),
+                summary: story::summary(&f.episodes, w),
+                svg: story::timeline(label, &f.episodes, w)?,
+            })
+        })
+        .collect();
 
     let mut targets: Vec<TargetView<'_>> = Vec::new();
     for t in &analysis.targets {
@@ -452,7 +508,17 @@ pub(crate) fn build<'a>(
                 chart_data.iter().filter(|c| c.file == file && c.target == target).collect();
             let curves: Vec<&PercentileCurve> =
                 analysis.curves.iter().filter(|c| c.file == file && c.target == target).collect();
-            let drawn = target_charts(&series, &curves, target);
+            // The episodes of the findings about this target (or its budget), shaded.
+            let matched =
+                targets.iter().find(|t| t.file == file && t.name == target).and_then(|t| t.matched);
+            let bands: Vec<(i64, i64)> = analysis
+                .findings
+                .iter()
+                .filter(|f| story::shades(f, target, matched))
+                .flat_map(|f| f.episodes.iter())
+                .filter_map(|e| Some((iso_ms(&e.start)?, iso_ms(&e.end)?)))
+                .collect();
+            let drawn = target_charts(&series, &curves, target, &bands);
             match targets.iter_mut().find(|t| t.file == file && t.name == target) {
                 Some(t) => t.charts.extend(drawn),
                 None if !drawn.is_empty() => {
@@ -520,6 +586,7 @@ pub(crate) fn build<'a>(
         schema: &analysis.schema,
         vm: analysis.vm.as_deref(),
         groups,
+        timelines: if with_charts { timelines } else { Vec::new() },
         bench_charts: if with_charts { bench_charts(analysis) } else { Vec::new() },
         targets,
         not_evaluated_count: analysis.not_evaluated.len(),

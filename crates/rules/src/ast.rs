@@ -57,7 +57,23 @@ pub struct Rule {
     /// `case` lines, in file order: the first whose condition holds sets the finding's
     /// severity and texts.
     pub cases: Vec<Case>,
+    /// `episodes SERIES against CAP at RATIO [latency SERIES]`, at most one.
+    pub episodes: Option<Episodes>,
+    /// `explains RULE-ID ...`: the rules whose findings this rule's finding explains.
+    pub explains: Vec<Ident>,
+    /// `explains ... where COND`: which of those findings (their disk, in a `vm` rule).
+    pub explains_where: Option<Expr>,
     pub docs: Vec<Doc>,
+}
+
+/// `episodes SERIES against CAP at RATIO [latency SERIES]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Episodes {
+    pub series: Expr,
+    pub cap: Expr,
+    pub ratio: Expr,
+    pub latency: Option<Expr>,
+    pub span: Span,
 }
 
 /// `rule`, `title`, `severity`, `scope`, `refs`.
@@ -518,6 +534,19 @@ impl File {
             c.evidence.text.clear_spans();
             c.fix.span = Span::default();
             c.fix.text.clear_spans();
+        }
+        if let Some(e) = &mut r.episodes {
+            e.span = Span::default();
+            for x in [&mut e.series, &mut e.cap, &mut e.ratio].into_iter().chain(e.latency.as_mut())
+            {
+                x.clear_spans();
+            }
+        }
+        for i in &mut r.explains {
+            i.span = Span::default();
+        }
+        if let Some(w) = &mut r.explains_where {
+            w.clear_spans();
         }
         for d in &mut r.docs {
             d.span = Span::default();

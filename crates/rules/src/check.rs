@@ -43,6 +43,13 @@ pub struct CheckedRule {
     /// `case` lines in file order: the first whose condition holds when the rule fires
     /// gives the finding its severity, evidence and fix.
     pub cases: Vec<CheckedCase>,
+    /// `episodes`: what to compare with which cap, sample by sample, when the rule fires.
+    pub episodes: Option<CheckedEpisodes>,
+    /// `explains`: ids of the rules whose findings this rule's finding explains.
+    pub explains: Vec<String>,
+    /// `explains ... where COND`: a scalar bool, about a disk in a `vm` rule (its element
+    /// is the scope's: [`Owner::Scope`]).
+    pub explains_where: Option<TypedExpr>,
     pub doc: RuleDoc,
     /// The tree as parsed.
     pub ast: ast::File,
@@ -58,6 +65,22 @@ pub struct CheckedCase {
     pub when: TypedExpr,
     pub evidence: Vec<TypedPart>,
     pub fix: Vec<TypedPart>,
+}
+
+/// A checked `episodes SERIES against CAP at RATIO [latency SERIES]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckedEpisodes {
+    /// A numeric series.
+    pub series: TypedExpr,
+    /// A scalar of the series' dimension.
+    pub cap: TypedExpr,
+    /// A scalar ratio: the share of the cap that counts as at the cap.
+    pub ratio: TypedExpr,
+    /// A time series: the latency set inside against outside the episodes.
+    pub latency: Option<TypedExpr>,
+    /// Indexes into [`CheckedRule::params`] of `episode_gap` and `episode_sustained`.
+    pub gap: usize,
+    pub sustained: usize,
 }
 
 /// `doc what`, `doc why`, `doc fix`.
@@ -521,6 +544,27 @@ impl<'a> Checker<'a> {
                 cases.push(CheckedCase { severity, title, when, evidence, fix });
             }
         }
+        let episodes = r.episodes.as_ref().and_then(|e| self.episodes(e, &params));
+        let explains = r.explains.iter().map(|i| i.name.clone()).collect();
+        let explains_where = r.explains_where.as_ref().and_then(|w| {
+            // In a `vm` rule the condition is about the disk an effect is about.
+            let vm = self.scope == Scope::Vm;
+            if vm {
+                self.elements.push((ElementKind::Disk, Owner::Scope));
+            }
+            let t = self.expr(w);
+            if vm {
+                self.elements.pop();
+            }
+            match t {
+                Some(t) if t.ty == Ty::scalar(Dim::Bool) => Some(t),
+                Some(t) => {
+                    self.err(Error::WhereNotBool { found: t.ty.describe() }, w.span);
+                    None
+                }
+                None => None,
+            }
+        });
         let doc = self.docs();
 
         if !self.errors.is_empty() {
@@ -549,9 +593,73 @@ impl<'a> Checker<'a> {
             evidence,
             fix,
             cases,
+            episodes,
+            explains,
+            explains_where,
             doc,
             ast: file.clone(),
         })
+    }
+
+    /// Checks `episodes`: a numeric series, a cap of its dimension, a ratio, a latency
+    /// series, and the two time parameters it reads.
+    fn episodes(&mut self, e: &ast::Episodes, params: &[CheckedParam]) -> Option<CheckedEpisodes> {
+        let numeric = |d: Dim| {
+            matches!(
+                d,
+                Dim::Rate | Dim::Throughput | Dim::Time | Dim::Size | Dim::Ratio | Dim::Count
+            )
+        };
+        let series = self.expr(&e.series);
+        let cap = self.expr(&e.cap);
+        let ratio = self.expr(&e.ratio);
+        let latency = e.latency.as_ref().map(|l| (self.expr(l), l.span));
+        let mut ok = true;
+        let mut bad = |c: &mut Self, part: &'static str, expected: String, found: Ty, at: Span| {
+            c.err(Error::EpisodesType { part, expected, found: found.describe() }, at);
+            ok = false;
+        };
+        if let Some(t) = &series
+            && !(t.ty.series && numeric(t.ty.dim))
+        {
+            bad(self, "SERIES", "a numeric series".into(), t.ty, e.series.span);
+        }
+        if let (Some(s), Some(c)) = (&series, &cap)
+            && (c.ty.series || !(c.ty.dim == s.ty.dim || c.ty.dim == Dim::Number))
+        {
+            let expected = Ty::scalar(s.ty.dim).describe();
+            bad(self, "CAP", expected, c.ty, e.cap.span);
+        }
+        if let Some(r) = &ratio
+            && (r.ty.series || !matches!(r.ty.dim, Dim::Ratio | Dim::Number))
+        {
+            bad(self, "RATIO", "a ratio".into(), r.ty, e.ratio.span);
+        }
+        if let Some((Some(l), at)) = &latency
+            && !(l.ty.series && l.ty.dim == Dim::Time)
+        {
+            bad(self, "latency", "a time series".into(), l.ty, *at);
+        }
+        let param = |c: &mut Self, name: &'static str| {
+            let i = params.iter().position(|p| p.name == name && p.dim == Dim::Time);
+            if i.is_none() {
+                c.err(Error::EpisodesParam { name }, e.span);
+            }
+            i
+        };
+        let gap = param(self, "episode_gap");
+        let sustained = param(self, "episode_sustained");
+        let latency = match latency {
+            Some((Some(l), _)) => Some(l),
+            Some((None, _)) => return None,
+            None => None,
+        };
+        match (ok, series, cap, ratio, gap, sustained) {
+            (true, Some(series), Some(cap), Some(ratio), Some(gap), Some(sustained)) => {
+                Some(CheckedEpisodes { series, cap, ratio, latency, gap, sustained })
+            }
+            _ => None,
+        }
     }
 
     /// Checks a let/param name: unique, not reserved. Returns whether it is usable.

@@ -81,6 +81,8 @@ pub enum Error {
     InterpolationNotAllowed,
     #[error("an interpolated value must be a scalar, found {found}")]
     InterpolatedSeries { found: String },
+    #[error("`episodes` {part} must be {expected}, found {found}")]
+    EpisodesType { part: &'static str, expected: String, found: String },
     #[error("{what} has no dimension the language knows ({dim})")]
     UnknownDimension { what: String, dim: String },
 
@@ -103,6 +105,8 @@ pub enum Error {
     MissingDescription { name: String },
     #[error("`doc {section}` is empty")]
     EmptyDoc { section: String },
+    #[error("a rule with `episodes` needs `param {name}`")]
+    EpisodesParam { name: &'static str },
 
     // ---- the ruleset (E04xx)
     #[error("rule id `{id}` is defined twice: in {first} and in {second}")]
@@ -171,6 +175,7 @@ impl Error {
             InterpolationNotAllowed => "E0207",
             InterpolatedSeries { .. } => "E0208",
             UnknownDimension { .. } => "E0209",
+            EpisodesType { .. } => "E0210",
             RuleIdMismatch { .. } => "E0301",
             MissingItem { .. } => "E0302",
             MissingDoc { .. } => "E0303",
@@ -180,6 +185,7 @@ impl Error {
             UnknownDocSection { .. } => "E0307",
             MissingDescription { .. } => "E0308",
             EmptyDoc { .. } => "E0309",
+            EpisodesParam { .. } => "E0310",
             DuplicateRuleId { .. } => "E0401",
             UnknownRule { .. } => "E0402",
             UnknownParam { .. } => "E0403",
@@ -193,7 +199,7 @@ impl Error {
     pub fn note(&self) -> Option<String> {
         use Error::*;
         Some(match self {
-            ItemOutOfOrder { .. } => "a rule is: rule, title, severity, scope, refs; then param and let lines; one when; evidence and fix; case lines; doc what, why, fix".into(),
+            ItemOutOfOrder { .. } => "a rule is: rule, title, severity, scope, refs; then param and let lines; one when; evidence and fix; case, episodes and explains lines; doc what, why, fix".into(),
             DuplicateItem { item } => format!("a rule has one `{item}`"),
             TooDeep { max } => format!("at most {max} levels of parentheses, interpolations or prefix operators"),
             NumberOutOfRange => "numbers must be finite".into(),
@@ -219,6 +225,8 @@ impl Error {
             DuplicateRuleId { .. } => "ids are unique across the shipped rules and every --rules folder; a rule in a --rules folder replaces a shipped one with its id".into(),
             UnknownParam { known, .. } => format!("parameters: {known}"),
             RuleIdMismatch { .. } => "a rule lives in `<rule-id>.rule`".into(),
+            EpisodesType { .. } => "`episodes SERIES against CAP at RATIO [latency SERIES]`: a series, a scalar of the series' dimension, a ratio, a time series".into(),
+            EpisodesParam { .. } => "episodes closer than `episode_gap` merge; one at least `episode_sustained` long is sustained, a shorter one a spike".into(),
             _ => return None,
         })
     }
@@ -256,6 +264,7 @@ impl Error {
             MissingDoc { section } => Some(format!("add `doc {section} \"\"\" ... \"\"\"`")),
             UseBeforeLet { .. } => Some("move this line below the `let`".into()),
             SetDimension { expected, .. } => Some(format!("give {expected}")),
+            EpisodesParam { name } => Some(format!("add `param {name} = 30 s \"...\"`")),
             _ => None,
         }
     }

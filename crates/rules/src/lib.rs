@@ -19,6 +19,7 @@ pub mod explain;
 pub mod parser;
 pub mod print;
 pub mod registry;
+pub mod stories;
 pub mod types;
 
 pub use check::{

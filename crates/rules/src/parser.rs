@@ -95,7 +95,7 @@ fn rank(rule: Rule) -> u8 {
         Rule::param_item | Rule::let_item => 2,
         Rule::when_item => 3,
         Rule::evidence_item | Rule::fix_item => 4,
-        Rule::case_item => 5,
+        Rule::case_item | Rule::episodes_item | Rule::explains_item => 5,
         _ => 6,
     }
 }
@@ -112,6 +112,8 @@ fn keyword_of(rule: Rule) -> &'static str {
         Rule::evidence_item => "evidence",
         Rule::fix_item => "fix",
         Rule::case_item => "case",
+        Rule::episodes_item => "episodes",
+        Rule::explains_item => "explains",
         _ => "doc",
     }
 }
@@ -144,6 +146,9 @@ fn build_file(file: Pair<'_, Rule>) -> Result<File, Vec<ErrorAt>> {
         evidence: None,
         fix: None,
         cases: Vec::new(),
+        episodes: None,
+        explains: Vec::new(),
+        explains_where: None,
         docs: Vec::new(),
     };
     let mut highest: Option<Rule> = None;
@@ -274,6 +279,30 @@ fn add_item(rule: &mut RuleAst, item: Pair<'_, Rule>, span: Span, kw: Span) -> R
                 fix: Fix { text: fix, span: f_span },
                 span,
             });
+            Ok(())
+        }
+        Rule::episodes_item => {
+            // The keywords `against`, `at` and `latency` are pairs of their own: skip them.
+            let mut exprs = args(item).filter(|p| p.as_rule() == Rule::expr);
+            let series = expr(exprs.next().ok_or_else(missing)?)?.0;
+            let cap = expr(exprs.next().ok_or_else(missing)?)?.0;
+            let ratio = expr(exprs.next().ok_or_else(missing)?)?.0;
+            let latency = exprs.next().map(expr).transpose()?.map(|e| e.0);
+            let e = Episodes { series, cap, ratio, latency, span };
+            set_once(&mut rule.episodes, e, "episodes", kw)
+        }
+        Rule::explains_item => {
+            if !rule.explains.is_empty() {
+                return Err(Error::DuplicateItem { item: "explains".into() }.at(kw));
+            }
+            for p in args(item) {
+                if p.as_rule() == Rule::where_clause {
+                    let cond = p.into_inner().nth(1).ok_or_else(missing)?;
+                    rule.explains_where = Some(expr(cond)?.0);
+                } else {
+                    rule.explains.push(ident(&p));
+                }
+            }
             Ok(())
         }
         _ => {

@@ -189,6 +189,27 @@ pub fn print(file: &File) -> String {
         let _ = writeln!(out, "evidence {}", template(&c.evidence.text));
         let _ = writeln!(out, "fix      {}", template(&c.fix.text));
     }
+    if let Some(e) = &r.episodes {
+        let _ = write!(
+            out,
+            "\nepisodes {} against {} at {}",
+            expr(&e.series),
+            expr(&e.cap),
+            expr(&e.ratio)
+        );
+        if let Some(l) = &e.latency {
+            let _ = write!(out, " latency {}", expr(l));
+        }
+        out.push('\n');
+    }
+    if !r.explains.is_empty() {
+        let ids: Vec<&str> = r.explains.iter().map(|i| i.name.as_str()).collect();
+        let _ = write!(out, "\nexplains {}", ids.join(" "));
+        if let Some(w) = &r.explains_where {
+            let _ = write!(out, " where {}", expr(w));
+        }
+        out.push('\n');
+    }
     for d in &r.docs {
         let _ = writeln!(out, "\ndoc {} \"\"\"\n{}\n\"\"\"", d.kind.name, d.text);
     }

@@ -182,6 +182,17 @@ impl Registry {
             }
         }
         self.rules.sort_by(|a, b| a.0.id.cmp(&b.0.id));
+        // `explains` names rules in force: a typo would silently split a story.
+        let ids: Vec<&str> = self.rules.iter().map(|(r, _)| r.id.as_str()).collect();
+        for (r, _) in self.rules.iter().filter(|(r, _)| mine.contains(&r.id)) {
+            for (name, ident) in r.explains.iter().zip(&r.ast.rule.explains) {
+                if !ids.contains(&name.as_str()) {
+                    let suggestion = suggest(name, ids.iter().copied());
+                    let e = Error::UnknownRule { id: name.clone(), suggestion };
+                    diagnostics.push(Diagnostic::new(&r.file, &r.source, e.at(ident.span)));
+                }
+            }
+        }
         if diagnostics.is_empty() { Ok(added) } else { Err(LoadError { diagnostics }) }
     }
 

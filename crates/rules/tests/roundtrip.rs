@@ -8,7 +8,7 @@ use proptest::prelude::*;
 
 const KEYWORDS: &[&str] = &[
     "and", "or", "not", "over", "where", "true", "false", "rule", "title", "severity", "scope",
-    "refs", "param", "let", "when", "evidence", "fix", "doc",
+    "refs", "param", "let", "when", "evidence", "fix", "doc", "case", "episodes", "explains",
 ];
 
 fn sp() -> Span {
@@ -195,21 +195,37 @@ fn file() -> impl Strategy<Value = File> {
         proptest::option::of(template(expr())),
         proptest::option::of(template(expr())),
         proptest::collection::vec(case, 0..3),
+        proptest::option::of((expr(), expr(), expr(), proptest::option::of(expr()))),
+        (
+            proptest::collection::vec("x[a-z0-9]{0,4}(-[a-z0-9]{1,4}){0,2}", 0..3),
+            proptest::option::of(expr()),
+        ),
         proptest::collection::vec(doc, 0..4),
     )
-        .prop_map(|(header, params, lets, when, evidence, fix, cases, docs)| File {
-            rule: Rule {
-                header,
-                params,
-                lets,
-                when: when.map(|cond| When { cond, span: sp() }),
-                evidence: evidence.map(|text| Evidence { text, span: sp() }),
-                fix: fix.map(|text| Fix { text, span: sp() }),
-                cases,
-                docs,
+        .prop_map(
+            |(header, params, lets, when, evidence, fix, cases, episodes, explains, docs)| File {
+                rule: Rule {
+                    header,
+                    params,
+                    lets,
+                    when: when.map(|cond| When { cond, span: sp() }),
+                    evidence: evidence.map(|text| Evidence { text, span: sp() }),
+                    fix: fix.map(|text| Fix { text, span: sp() }),
+                    cases,
+                    episodes: episodes.map(|(series, cap, ratio, latency)| Episodes {
+                        series,
+                        cap,
+                        ratio,
+                        latency,
+                        span: sp(),
+                    }),
+                    explains_where: explains.1.filter(|_| !explains.0.is_empty()),
+                    explains: explains.0.into_iter().map(ident).collect(),
+                    docs,
+                },
+                span: sp(),
             },
-            span: sp(),
-        })
+        )
 }
 
 const VALID: &str = include_str!("ok/disk-iops-throttled.rule");

@@ -13,6 +13,7 @@
 //! - a value interpolated in evidence or fix that is missing prints `n/a`: the finding
 //!   stands on its condition.
 
+pub mod episodes;
 mod facts;
 mod fields;
 mod format;
@@ -24,7 +25,9 @@ mod value;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
-use advisor_model::{Direction, Finding, Metric, NotEvaluated, TargetKind, Unit};
+use advisor_model::{
+    Direction, Episode, EpisodeWindow, Finding, Metric, NotEvaluated, TargetKind, Unit,
+};
 
 pub use facts::{
     BenchInfo, CatalogCaps, DiskInfo, Facts, MemorySeries, PoolInfo, Series, SeriesSource,
@@ -104,7 +107,55 @@ pub fn evaluate<'r>(
         out.not_evaluated.extend(p.not_evaluated);
     }
     sort(&mut out);
+    let by_id: HashMap<&str, &CheckedRule> = rules.iter().map(|r| (r.id.as_str(), *r)).collect();
+    let explains = |id: &str| by_id.get(id).map_or(&[][..], |r| r.explains.as_slice());
+    // `explains ... where COND`: in a `vm` rule, for the disk the effect is about (an
+    // effect about no disk always fits); else for the cause's own subject.
+    let fits = |cause: &Finding, effect: &Finding| {
+        let Some(rule) = by_id.get(cause.rule.as_str()) else { return false };
+        let effect_disk = disk_named(facts, &effect.subject);
+        // A cause about a disk or target explains findings about the same disk only (a
+        // disk's finding and its capture target's are about the same disk).
+        if rule.scope != Scope::Vm
+            && cause.subject != effect.subject
+            && (effect_disk.is_none() || effect_disk != disk_named(facts, &cause.subject))
+        {
+            return false;
+        }
+        let Some(cond) = &rule.explains_where else { return true };
+        let element = if rule.scope == Scope::Vm {
+            // Findings about the VM itself or a platform budget: no disk to ask about.
+            let Some(d) = effect_disk else { return true };
+            Some(d)
+        } else {
+            subjects(rule.scope, facts).ok().and_then(|subs| {
+                subs.into_iter().flatten().find(|e| {
+                    Evaluation::new(rule, (facts, series), None, cache).elem_name(*e)
+                        == cause.subject
+                })
+            })
+        };
+        let Some(element) = element else { return false };
+        let mut env = Evaluation::new(rule, (facts, series), Some(element), cache);
+        matches!(env.eval(cond), Ok(Value::Bool(true)))
+    };
+    crate::stories::link(&mut out.findings, explains, fits);
     out
+}
+
+/// The topology disk a finding's subject names: the disk itself, or a capture target
+/// matched to it.
+fn disk_named(facts: &Facts, subject: &str) -> Option<Element> {
+    facts
+        .disks
+        .iter()
+        .position(|d| {
+            d.limits.name == subject
+                || d.targets
+                    .iter()
+                    .any(|t| facts.targets.iter().any(|x| x.id == *t && x.name == subject))
+        })
+        .map(Element::Disk)
 }
 
 fn sort(o: &mut Outcome) {
@@ -358,7 +409,9 @@ impl<'a> Evaluation<'a> {
                 metrics.insert(format!("{name}.from_source"), 1.0);
             }
         }
+        let (episodes, episode_window) = self.episodes().unwrap_or_default();
         Finding {
+            id: format!("{}@{subject}", self.rule.id),
             rule: self.rule.id.clone(),
             severity: severity(sev),
             subject,
@@ -367,7 +420,68 @@ impl<'a> Evaluation<'a> {
             fix,
             metrics,
             refs: self.rule.refs.clone(),
+            episodes,
+            episode_window,
+            causes: Vec::new(),
+            explained_by: Vec::new(),
         }
+    }
+
+    /// The rule's `episodes`, computed on the subject's own series against the cap the
+    /// rule judged by; `None` without `episodes`, without time stamps (a benchmark's
+    /// summary row) or when a part is missing.
+    fn episodes(&mut self) -> Option<(Vec<Episode>, Option<EpisodeWindow>)> {
+        let rule = self.rule;
+        let ep = rule.episodes.as_ref()?;
+        let Ok(Value::Nums(s)) = self.eval(&ep.series) else { return None };
+        let Ok(Value::Num(cap)) = self.eval(&ep.cap) else { return None };
+        let Ok(Value::Num(ratio)) = self.eval(&ep.ratio) else { return None };
+        let param = |i: usize| match rule.params.get(i).map(|p| p.value) {
+            Some(Constant::Number(n)) => Some(n),
+            _ => None,
+        };
+        let (gap_s, sustained_s) = (param(ep.gap)?, param(ep.sustained)?);
+        let points: Vec<(i64, f64)> =
+            s.times.iter().zip(s.vals.iter()).filter_map(|(t, v)| Some(((*t)?, *v))).collect();
+        let interval = s.interval_s()?;
+        let latency: Option<Vec<(i64, f64)>> = match ep.latency.as_ref().map(|l| self.eval(l)) {
+            Some(Ok(Value::Nums(l))) => Some(
+                l.times.iter().zip(l.vals.iter()).filter_map(|(t, v)| Some(((*t)?, *v))).collect(),
+            ),
+            _ => None,
+        };
+        let (first, last) = (points.first()?.0, points.last()?.0);
+        let th = episodes::Thresholds { cap, ratio, gap_s, sustained_s };
+        let (found, outside) = episodes::find(&points, interval, th, latency.as_deref());
+        let (shown_cap, unit) = format::display(&ep.cap, rule, cap, None);
+        // What was compared with the cap: a let's own expression rather than its name,
+        // without the comment lines its span may run into, on one line.
+        let series = match &ep.series.kind {
+            TypedExprKind::Ref(Ref::Let(i)) => {
+                rule.lets.get(*i).map_or_else(|| self.src(&ep.series), |l| self.src(&l.expr))
+            }
+            _ => self.src(&ep.series),
+        };
+        let series = series
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let step = (interval * 1000.0).round() as i64;
+        let window = EpisodeWindow {
+            series,
+            cap: episodes::round(shown_cap, 3),
+            unit: unit.to_owned(),
+            threshold_pct: episodes::round(ratio * 100.0, 1),
+            gap_s,
+            sustained_s,
+            start: episodes::iso(first),
+            end: episodes::iso(last + step),
+            at_cap_s: found.iter().map(|f| (f.end_ms - f.start_ms) as f64 / 1000.0).sum(),
+            latency_outside_ms: outside.map(|o| episodes::round(o * 1000.0, 3)),
+        };
+        Some((found.iter().map(episodes::to_model).collect(), Some(window)))
     }
 
     fn template(&mut self, parts: &[TypedPart], metrics: &mut BTreeMap<String, f64>) -> String {

@@ -249,7 +249,7 @@ pub(crate) fn spans_text(runs: &[(i64, i64)], interval: f64) -> String {
 
 /// A time stamp (ms since 1970, the series' own clock) as (`YYYY-MM-DD`, `HH:MM`), or
 /// `HH:MM:SS` when it is not on a whole minute.
-fn clock(ms: i64) -> (String, String) {
+pub(crate) fn clock(ms: i64) -> (String, String) {
     let secs = ms.div_euclid(1000);
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
     // Days to a civil date (Howard Hinnant's algorithm).
