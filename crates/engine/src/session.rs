@@ -443,7 +443,49 @@ impl Session {
             chart_points: self.chart_points,
             catalog: &self.caps,
         };
-        analyze::run(captures, topology, &settings)
+        let (mut analysis, timings) = analyze::run(captures, topology, &settings);
+        self.name_recommendation(&mut analysis, captures, topology);
+        (analysis, timings)
+    }
+
+    /// Each cap finding names, beside its fix, what `advisor recommend` proposes (its defaults: the
+    /// 95th percentile of demand with 1.2 headroom), when the topology gives a VM size and
+    /// the proposal changes the VM size or a disk (its SKU, count or host caching).
+    fn name_recommendation(
+        &self,
+        analysis: &mut Analysis,
+        captures: &[Capture],
+        topology: Option<&Topology>,
+    ) {
+        // Cap findings are those timed against a cap (issue 16's episodes).
+        if !analysis.findings.iter().any(|f| f.episode_window.is_some()) {
+            return;
+        }
+        let Some(topology) = topology else { return };
+        let r = self.recommend_captures(captures, Some(topology), &RecommendOptions::default());
+        if r.current.vm.is_none() || r.vm.chosen.is_none() {
+            return;
+        }
+        let disks =
+            |c: &advisor_model::Configuration| -> Vec<(String, Option<String>, u32, String)> {
+                c.disks
+                    .iter()
+                    .map(|d| (d.name.clone(), d.sku.clone(), d.count, d.cache.clone()))
+                    .collect()
+            };
+        if r.current.vm == r.proposed.vm && disks(&r.current) == disks(&r.proposed) {
+            return;
+        }
+        let line = format!(
+            "{} (advisor recommend: p{:.0} of demand x {}, {} confidence)",
+            advisor_report::recommendation_headline(&r),
+            r.basis.percentile,
+            r.basis.headroom,
+            r.confidence.level,
+        );
+        for f in analysis.findings.iter_mut().filter(|f| f.episode_window.is_some()) {
+            f.recommendation = Some(line.clone());
+        }
     }
 
     /// The whole of an analysis: bundles opened, the topology from its sources (and the

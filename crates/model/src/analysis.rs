@@ -94,6 +94,11 @@ pub struct Finding {
     /// Ids of the findings that explain this one (its root cause); at most one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub explained_by: Vec<String>,
+    /// On a cap finding: what `advisor recommend` proposes with its defaults (95th percentile
+    /// of demand, 1.2 headroom), with its confidence, when the topology gives a VM size and
+    /// the proposal changes the size or a disk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recommendation: Option<String>,
 }
 
 /// A rule whose inputs were missing: never silently dropped.

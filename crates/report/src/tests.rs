@@ -167,6 +167,7 @@ pub(crate) fn field_case() -> Analysis {
                 episode_window: Some(field_case_window()),
                 causes: vec!["write-heavy-disk-cached@E:".into()],
                 explained_by: vec![],
+                recommendation: None,
             },
             Finding {
                 rule: "write-heavy-disk-cached".into(),
@@ -182,6 +183,7 @@ pub(crate) fn field_case() -> Analysis {
                 episode_window: None,
                 causes: vec![],
                 explained_by: vec!["vm-cached-throughput-cap@vm".into()],
+                recommendation: None,
             },
         ],
         not_evaluated: vec![
@@ -549,6 +551,7 @@ fn inferred_ceilings_are_drawn_as_their_own_labelled_lines() {
         episode_window: None,
         causes: vec![],
         explained_by: vec![],
+        recommendation: None,
     });
     let charts = crate::series::chart_data(&a);
     let inferred: Vec<(&str, &str, &crate::CapLine)> = charts

@@ -82,6 +82,7 @@ mod tests {
             episode_window: None,
             causes: Vec::new(),
             explained_by: Vec::new(),
+            recommendation: None,
         }
     }
 

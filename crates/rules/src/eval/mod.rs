@@ -424,6 +424,7 @@ impl<'a> Evaluation<'a> {
             episode_window,
             causes: Vec::new(),
             explained_by: Vec::new(),
+            recommendation: None,
         }
     }
 
