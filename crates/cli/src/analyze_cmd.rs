@@ -149,6 +149,29 @@ fn read_all(session: &Session, inputs: Vec<Input>, quiet: bool) -> Option<Vec<Ca
     read.ok()
 }
 
+/// Writes a command's document to `output`, or to stdout (a closed pipe, `| head`, is not
+/// an error worth reporting); after a file, `note()` goes to stderr unless `quiet`
+/// (`analyze`, `compare`, `recommend`).
+pub(crate) fn deliver(
+    text: &str,
+    output: Option<&Path>,
+    quiet: bool,
+    note: impl FnOnce() -> String,
+) -> anyhow::Result<()> {
+    match output {
+        Some(path) => {
+            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+            if !quiet {
+                eprintln!("{}: {}", path.display(), note());
+            }
+        }
+        None => {
+            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+        }
+    }
+    Ok(())
+}
+
 /// The session of `analyze` and `serve`: `--rules`, `--set`, `--catalog`, `--templates`,
 /// `--counters`.
 pub(crate) fn session(
@@ -208,23 +231,9 @@ pub(crate) fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     analysis.inputs.extend(listed);
     let report = session.render(&analysis, format)?;
 
-    match &args.output {
-        Some(path) => {
-            std::fs::write(path, &report).with_context(|| format!("writing {}", path.display()))?
-        }
-        None => {
-            // A closed pipe (`| head`) is not an error worth reporting.
-            let _ = std::io::stdout().lock().write_all(report.as_bytes());
-        }
-    }
-    if let (Some(path), false) = (&args.output, args.quiet) {
-        eprintln!(
-            "{}: {} report written ({})",
-            path.display(),
-            format.as_str(),
-            session.verdict(&analysis)
-        );
-    }
+    deliver(&report, args.output.as_deref(), args.quiet, || {
+        format!("{} report written ({})", format.as_str(), session.verdict(&analysis))
+    })?;
     let failed = args.fail_on.is_some_and(|t| analysis.worst().is_some_and(|w| w >= t));
     Ok(if failed { ExitCode::from(EXIT_FINDINGS) } else { ExitCode::SUCCESS })
 }

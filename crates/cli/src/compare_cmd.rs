@@ -6,15 +6,13 @@
 //! Exit codes: 0 ran; 1 `--fail-on-worse` and the verdict is worse or mixed; 2 bad usage or
 //! unreadable input (every unreadable file of both sides is named).
 
-use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use advisor_engine::{CompareSide, Input, TopologySources};
 use advisor_model::Outcome;
-use anyhow::Context as _;
 
-use crate::analyze_cmd::{FormatArg, choose_format, session};
+use crate::analyze_cmd::{FormatArg, choose_format, deliver, session};
 
 /// Exit code when `--fail-on-worse` is met.
 const EXIT_WORSE: u8 = 1;
@@ -135,22 +133,9 @@ pub(crate) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         side(&args.after, ta, &args.labels[split..]),
     )?;
     let report = session.render_comparison(&comparison, format)?;
-    match &args.output {
-        Some(path) => {
-            std::fs::write(path, &report).with_context(|| format!("writing {}", path.display()))?
-        }
-        None => {
-            let _ = std::io::stdout().lock().write_all(report.as_bytes());
-        }
-    }
-    if let (Some(path), false) = (&args.output, args.quiet) {
-        eprintln!(
-            "{}: {} comparison written ({})",
-            path.display(),
-            format.as_str(),
-            comparison.verdict.sentence
-        );
-    }
+    deliver(&report, args.output.as_deref(), args.quiet, || {
+        format!("{} comparison written ({})", format.as_str(), comparison.verdict.sentence)
+    })?;
     let worse = matches!(comparison.verdict.outcome, Outcome::Worse | Outcome::Mixed);
     Ok(if args.fail_on_worse && worse { ExitCode::from(EXIT_WORSE) } else { ExitCode::SUCCESS })
 }

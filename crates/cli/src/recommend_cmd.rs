@@ -6,7 +6,6 @@
 //! that decides it, and the confidence; with a prices file (the Azure Retail Prices API's
 //! JSON) the monthly cost of today's and the proposed configuration.
 
-use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -141,13 +140,7 @@ pub(crate) fn run(args: &RecommendArgs) -> anyhow::Result<ExitCode> {
     let inputs = args.files.iter().cloned().map(Input::Path).collect();
     let rec = session.recommend(inputs, &sources, &options)?;
     let text = session.render_recommendation(&rec, format)?;
-    match &args.output {
-        Some(path) => {
-            std::fs::write(path, &text).with_context(|| format!("writing {}", path.display()))?
-        }
-        None => {
-            let _ = std::io::stdout().lock().write_all(text.as_bytes());
-        }
-    }
+    // Silent after a file, as it always was.
+    crate::analyze_cmd::deliver(&text, args.output.as_deref(), true, String::new)?;
     Ok(ExitCode::SUCCESS)
 }

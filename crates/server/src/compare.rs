@@ -14,14 +14,14 @@ use advisor_report::Format;
 use axum::body::{Body, Bytes};
 use axum::extract::{FromRequest as _, Multipart, Request, State};
 use axum::http::request::Parts;
-use axum::http::{HeaderValue, header};
-use axum::response::{IntoResponse, Response};
+
+use axum::response::Response;
 
 use crate::routes::{
     accept, check_form, discard, not_a_form, run_blocking, take_slot, upload_error,
 };
 use crate::upload::{MAX_TEXT_FIELD, base_name, multipart_error};
-use crate::{AppError, AppState, negotiate, page};
+use crate::{AppError, AppState, negotiate};
 
 /// The multipart form of `POST /api/v1/compare`.
 #[derive(Debug, utoipa::ToSchema)]
@@ -192,28 +192,7 @@ pub(crate) async fn compare(State(state): State<AppState>, req: Request) -> Resp
         Ok(()) => compare_inner(&state, accept, &parts, body).await,
         Err(e) => Err(e),
     };
-    match result {
-        Ok((format, body)) => {
-            let mut resp = body.into_response();
-            let h = resp.headers_mut();
-            h.insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static(negotiate::content_type(format)),
-            );
-            h.insert(header::VARY, HeaderValue::from_static("accept"));
-            if format == Format::Html {
-                h.insert(
-                    header::CONTENT_SECURITY_POLICY,
-                    HeaderValue::from_static(
-                        "default-src 'none'; style-src 'unsafe-inline'; img-src data:",
-                    ),
-                );
-            }
-            resp
-        }
-        Err(e) if browser => page::error_page(&state, &e),
-        Err(e) => e.into_response(),
-    }
+    crate::routes::answer(&state, browser, result)
 }
 
 async fn compare_inner(

@@ -127,6 +127,17 @@ pub(crate) async fn respond(state: &AppState, req: Request, work: Work) -> Respo
         Ok(()) => analyze_inner(state, accept, &parts, body, work).await,
         Err(e) => Err(e),
     };
+    answer(state, browser, result)
+}
+
+/// A rendered document as the response (its content type, `Vary: accept`, and for HTML a
+/// policy that lets it load nothing), or the error as a problem document, or as the page
+/// with the message for a browser.
+pub(crate) fn answer(
+    state: &AppState,
+    browser: bool,
+    result: Result<(Format, String), AppError>,
+) -> Response {
     match result {
         Ok((format, body)) => {
             let mut resp = body.into_response();
