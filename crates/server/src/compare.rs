@@ -12,14 +12,12 @@ use std::time::Instant;
 use advisor_engine::{CompareSide, Input, TopologySources};
 use advisor_report::Format;
 use axum::body::{Body, Bytes};
-use axum::extract::{FromRequest as _, Multipart, Request, State};
+use axum::extract::{Multipart, Request, State};
 use axum::http::request::Parts;
 
 use axum::response::Response;
 
-use crate::routes::{
-    accept, check_form, discard, not_a_form, run_blocking, take_slot, upload_error,
-};
+use crate::routes::{accept, check_form, run_blocking, upload_error};
 use crate::upload::{MAX_TEXT_FIELD, base_name, multipart_error};
 use crate::{AppError, AppState, negotiate};
 
@@ -205,17 +203,7 @@ async fn compare_inner(
     let started = Instant::now();
     let deadline = tokio::time::Instant::now() + config.request_timeout;
     let secs = config.request_timeout.as_secs().max(1);
-    let slot = match take_slot(state, deadline).await {
-        Ok(s) => s,
-        Err(e) => {
-            let _ = tokio::time::timeout_at(deadline, discard(body, config.max_upload)).await;
-            return Err(e);
-        }
-    };
-    let mut req = Request::new(body);
-    *req.headers_mut() = parts.headers.clone();
-    *req.extensions_mut() = parts.extensions.clone();
-    let form = Multipart::from_request(req, state).await.map_err(not_a_form)?;
+    let (slot, form) = crate::routes::slot_then_form(state, parts, body, deadline).await?;
     let up = tokio::time::timeout_at(deadline, read_form(form, config.max_upload))
         .await
         .map_err(|_| AppError::UploadTimeout { secs })??;

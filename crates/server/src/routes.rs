@@ -192,22 +192,7 @@ async fn analyze_inner(
     let deadline = tokio::time::Instant::now() + config.request_timeout;
     let secs = config.request_timeout.as_secs().max(1);
 
-    // A slot first: a waiting request holds no upload in memory.
-    let slot = match take_slot(state, deadline).await {
-        Ok(s) => s,
-        Err(e) => {
-            // Read the upload to its end, keeping none of it, so that the client is done
-            // sending when the 503 comes: answering mid-upload closes the connection under
-            // a client still writing, which most report as a reset rather than the 503.
-            let _ = tokio::time::timeout_at(deadline, discard(body, config.max_upload)).await;
-            return Err(e);
-        }
-    };
-    // The request again, with its extensions (the body limit), now that it will be read.
-    let mut req = Request::new(body);
-    *req.headers_mut() = parts.headers.clone();
-    *req.extensions_mut() = parts.extensions.clone();
-    let form = Multipart::from_request(req, state).await.map_err(not_a_form)?;
+    let (slot, form) = slot_then_form(state, parts, body, deadline).await?;
     let up = tokio::time::timeout_at(deadline, upload::read(form, config.max_upload))
         .await
         .map_err(|_| AppError::UploadTimeout { secs })??;
@@ -241,6 +226,33 @@ pub(crate) async fn discard(mut body: Body, limit: usize) {
 }
 
 /// Waits for a free analysis slot, up to the queue wait (and never past the deadline).
+/// An analysis slot, then the upload's form (every upload route: analyze, compare,
+/// recommend). A slot first: a waiting request holds no upload in memory.
+pub(crate) async fn slot_then_form(
+    state: &AppState,
+    parts: &Parts,
+    body: Body,
+    deadline: tokio::time::Instant,
+) -> Result<(OwnedSemaphorePermit, Multipart), AppError> {
+    let slot = match take_slot(state, deadline).await {
+        Ok(s) => s,
+        Err(e) => {
+            // Read the upload to its end, keeping none of it, so that the client is done
+            // sending when the 503 comes: answering mid-upload closes the connection under
+            // a client still writing, which most report as a reset rather than the 503.
+            let max = state.inner.config.max_upload;
+            let _ = tokio::time::timeout_at(deadline, discard(body, max)).await;
+            return Err(e);
+        }
+    };
+    // The request again, with its extensions (the body limit), now that it will be read.
+    let mut req = Request::new(body);
+    *req.headers_mut() = parts.headers.clone();
+    *req.extensions_mut() = parts.extensions.clone();
+    let form = Multipart::from_request(req, state).await.map_err(not_a_form)?;
+    Ok((slot, form))
+}
+
 pub(crate) async fn take_slot(
     state: &AppState,
     deadline: tokio::time::Instant,
