@@ -93,6 +93,39 @@ pub fn decode(bytes: &[u8]) -> Decoded<'_> {
     Decoded { text, encoding: enc, bom: false, had_errors }
 }
 
+/// How to turn a file read in pieces into text, decided from its first bytes as
+/// [`decode`] decides for the whole file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Choice {
+    /// UTF-8 without a byte-order mark, as far as the first bytes go: each piece is
+    /// validated as it comes, and a piece that is not UTF-8 means the file must be decoded
+    /// whole ([`decode`] guesses another encoding for it).
+    Utf8,
+    /// Decoded with this encoding after skipping `skip` bytes (its byte-order mark).
+    Decode { encoding: &'static Encoding, skip: usize },
+}
+
+/// The encoding of a file from its first bytes. `head` must hold at least the first MiB
+/// of the file (or all of it), and `whole` says whether it is all of it: [`decode`] guesses
+/// a legacy code page from that first MiB.
+pub fn choose(head: &[u8], whole: bool) -> Choice {
+    if let Some((encoding, skip)) = Encoding::for_bom(head) {
+        return Choice::Decode { encoding, skip };
+    }
+    if let Some(encoding) = sniff_utf16(head) {
+        return Choice::Decode { encoding, skip: 0 };
+    }
+    match simdutf8::compat::from_utf8(head) {
+        Ok(_) => return Choice::Utf8,
+        // A character cut by the end of the head.
+        Err(e) if e.error_len().is_none() && !whole => return Choice::Utf8,
+        Err(_) => {}
+    }
+    let mut det = chardetng::EncodingDetector::new();
+    det.feed(&head[..head.len().min(1 << 20)], whole && head.len() <= 1 << 20);
+    Choice::Decode { encoding: det.guess(None, true), skip: 0 }
+}
+
 /// Decodes at most the first `max` bytes, for format detection.
 pub fn decode_head(bytes: &[u8], max: usize) -> Cow<'_, str> {
     let mut end = bytes.len().min(max);

@@ -157,9 +157,9 @@ impl Refusal {
 pub enum Read<'t> {
     /// Samples in plain columns (iostat, DiskSpd, fio).
     Table(RawCapture),
-    /// A PerfMon CSV: the header read, the column plan and the runs of good lines, and the
-    /// text they are in, for polars to parse the values from.
-    Csv { plan: perfmon::Prepared, text: Cow<'t, str> },
+    /// A PerfMon CSV: the header read and the column plan, and the text, whose data lines
+    /// are scanned and parsed by `advisor-normalize` (in pieces when read from a file).
+    Csv { plan: perfmon::Header, text: Cow<'t, str> },
 }
 
 /// A file read by its format's reader, and what its decoder found.

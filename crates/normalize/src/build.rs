@@ -4,7 +4,7 @@
 //! In two halves, so that the caller can free the file's bytes between them: [`parse`]
 //! takes the values out of the text (polars' CSV reader over a PerfMon CSV's good line
 //! runs; the other readers have done so already), [`capture`] builds the frame from
-//! values alone.
+//! values alone. A PerfMon CSV read from a file in pieces arrives parsed ([`streamed`]).
 
 use advisor_ingest::decode::Decoding;
 use advisor_ingest::{IngestError, Read, Reading};
@@ -36,6 +36,11 @@ pub(crate) fn parse(file: &str, reading: Reading<'_>) -> Result<Parsed, IngestEr
         Read::Csv { plan, text } => Values::Csv(perfmon::parse(file, plan, &text)?),
     };
     Ok(Parsed { format, decoding, values })
+}
+
+/// A PerfMon CSV read in pieces from its file ([`perfmon::stream`]).
+pub(crate) fn streamed(decoding: Decoding, parsed: perfmon::Parsed) -> Parsed {
+    Parsed { format: advisor_ingest::perfmon::FORMAT, decoding, values: Values::Csv(parsed) }
 }
 
 /// The canonical frame and the capture.

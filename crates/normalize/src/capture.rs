@@ -7,6 +7,7 @@ use polars::prelude::*;
 use crate::build;
 use crate::frame::{self, TARGET, TIME};
 use crate::parts::{Part, TargetRows};
+use crate::perfmon::stream::Streamed;
 
 /// One capture in canonical form.
 ///
@@ -28,11 +29,14 @@ pub struct Capture {
 
 /// Reads and normalizes the capture at `path`.
 ///
-/// The file's bytes are freed as soon as they are parsed (by polars for a PerfMon CSV, by
-/// the reader for the others), before the canonical frame is built, so the peak memory is
-/// the file plus its parsed values, not more.
+/// A PerfMon CSV is read in pieces of a few megabytes ([`crate::perfmon::stream`]): memory
+/// holds its values, never its whole text. Other files are read whole, and their bytes
+/// freed as soon as their reader is done, before the canonical frame is built.
 pub fn read_path(path: &Path) -> Result<Capture, IngestError> {
     let file = path.display().to_string();
+    if let Streamed::Read(parsed, decoding) = crate::perfmon::stream::read_file(&file, path)? {
+        return build::capture(&file, build::streamed(decoding, *parsed));
+    }
     let bytes =
         FileBytes::open(path).map_err(|e| IngestError::new(&file, None, ErrorKind::Io(e)))?;
     let parsed = build::parse(&file, advisor_ingest::read(&file, bytes.as_ref())?)?;

@@ -18,7 +18,7 @@ use crate::generate;
 #[derive(Debug, clap::Args)]
 pub(crate) struct BenchArgs {
     /// PerfMon CSV sizes in MB (10^6 bytes), at --disks data disks.
-    #[arg(long, value_delimiter = ',', default_value = "100,500,1000")]
+    #[arg(long, value_delimiter = ',', default_value = "100,500,1000,4000")]
     sizes: Vec<u64>,
     /// Data disks of the PerfMon captures (besides C: and D:).
     #[arg(long, default_value_t = 14)]
@@ -73,6 +73,16 @@ pub(crate) struct BenchArgs {
     /// Also write the Markdown tables to this file.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// The README's build of advisor, run on each PerfMon case as a user runs it
+    /// (`analyze FILE --topology T --format json`). Default: `cargo build --release -p
+    /// advisor-cli` is run first and its binary used.
+    #[arg(long)]
+    advisor: Option<PathBuf>,
+    /// A python with polars, whose `read_csv` of every column of each PerfMon case is the
+    /// five-line script a user would write. Default: $HOME/.cache/advisor-polars-venv's
+    /// python when present, else `python3`. Without polars the column is left empty.
+    #[arg(long)]
+    python: Option<PathBuf>,
 }
 
 /// A case: a capture and how it is analyzed.
@@ -256,6 +266,8 @@ pub(crate) fn bench(a: &BenchArgs) -> Result<()> {
     let load_before = load();
     let cases = cases(a)?;
     let mut rows = Vec::new();
+    let mut user = User::default();
+    let mut user_rows = Vec::new();
     for c in &cases {
         let file = c.file.to_string_lossy().into_owned();
         let mut args = vec!["case", file.as_str()];
@@ -266,6 +278,15 @@ pub(crate) fn bench(a: &BenchArgs) -> Result<()> {
         eprintln!("{}: {} runs ...", c.name, a.reps);
         let ours = run(&args, a.reps)?;
         let floor = if c.floor { Some(run(&["floor", file.as_str()], a.reps)?) } else { None };
+        if c.group == "perfmon" {
+            let advisor = user.advisor(a)?;
+            let readme = median_of(a.reps, || readme_build(&advisor, c))?;
+            let python = match user.python(a) {
+                Some((py, _)) => Some(median_of(a.reps, || python_read(&py, &c.file))?),
+                None => None,
+            };
+            user_rows.push((c, readme, python));
+        }
         rows.push((c, ours, floor));
     }
     let batch = if a.only.is_empty() || a.only.iter().any(|o| "batch".contains(o.as_str())) {
@@ -289,44 +310,49 @@ pub(crate) fn bench(a: &BenchArgs) -> Result<()> {
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         a.reps
     ));
-    md.push_str("| case | file MB | end to end s | MB/s | read s | reader MB/s | setup s | analysis s (share) | rules s (share) | summaries s | charts s | render s | peak RSS MB | RSS / file | polars floor s | floor RSS MB | ratio to floor |\n");
-    md.push_str(
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-    );
-    for (c, o, f) in &rows {
-        let bytes = num(o, "bytes");
-        let wall = num(o, "wall_s");
-        let read = num(o, "read_s");
-        let analysis = num(o, "analysis_s");
-        let rss = num(o, "hwm_kib") * 1024.0;
-        let (fs, frss, ratio) = match f {
-            Some(f) => (
-                format!("{:.2}", num(f, "wall_s")),
-                format!("{:.0}", mb(num(f, "hwm_kib") * 1024.0)),
-                format!("**{:.2}x**", wall / num(f, "wall_s")),
-            ),
-            None => ("".into(), "".into(), "".into()),
-        };
-        md.push_str(&format!(
-            "| {} | {:.0} | {:.2} | {:.0} | {:.3} | {:.0} | {:.3} | {:.3} ({:.1}%) | {:.3} ({:.1}%) | {:.3} | {:.3} | {:.3} | {:.0} | {:.2} | {fs} | {frss} | {ratio} |\n",
-            c.name,
-            mb(bytes),
-            wall,
-            mb(bytes) / wall,
-            read,
-            mb(bytes) / read,
-            num(o, "setup_s"),
-            analysis,
-            100.0 * analysis / wall,
-            num(o, "rules_s"),
-            100.0 * num(o, "rules_s") / wall,
-            num(o, "summaries_s"),
-            num(o, "charts_s"),
-            num(o, "render_s"),
-            mb(rss),
-            rss / bytes,
-        ));
-        let _ = (c.group, c.width);
+    if !rows.is_empty() {
+        md.push_str("| case | file MB | end to end s | MB/s | read s | reader MB/s | setup s | analysis s (share) | rules s (share) | summaries s | charts s | render s | peak RSS MB | RSS / file | polars floor s | floor RSS MB | ratio to floor |\n");
+        md.push_str(
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        );
+        for (c, o, f) in &rows {
+            let bytes = num(o, "bytes");
+            let wall = num(o, "wall_s");
+            let read = num(o, "read_s");
+            let analysis = num(o, "analysis_s");
+            let rss = num(o, "hwm_kib") * 1024.0;
+            let (fs, frss, ratio) = match f {
+                Some(f) => (
+                    format!("{:.2}", num(f, "wall_s")),
+                    format!("{:.0}", mb(num(f, "hwm_kib") * 1024.0)),
+                    format!("**{:.2}x**", wall / num(f, "wall_s")),
+                ),
+                None => ("".into(), "".into(), "".into()),
+            };
+            md.push_str(&format!(
+                "| {} | {:.0} | {:.2} | {:.0} | {:.3} | {:.0} | {:.3} | {:.3} ({:.1}%) | {:.3} ({:.1}%) | {:.3} | {:.3} | {:.3} | {:.0} | {:.2} | {fs} | {frss} | {ratio} |\n",
+                c.name,
+                mb(bytes),
+                wall,
+                mb(bytes) / wall,
+                read,
+                mb(bytes) / read,
+                num(o, "setup_s"),
+                analysis,
+                100.0 * analysis / wall,
+                num(o, "rules_s"),
+                100.0 * num(o, "rules_s") / wall,
+                num(o, "summaries_s"),
+                num(o, "charts_s"),
+                num(o, "render_s"),
+                mb(rss),
+                rss / bytes,
+            ));
+            let _ = (c.group, c.width);
+        }
+    }
+    if !user_rows.is_empty() {
+        md.push_str(&user_table(&user, &user_rows));
     }
     if let Some(b) = &batch {
         md.push_str("\n| batch triage | inputs | MB in all | jobs | budget MiB | seconds | captures/s | analysed | peak RSS MB |\n");
@@ -351,6 +377,167 @@ pub(crate) fn bench(a: &BenchArgs) -> Result<()> {
         eprintln!("wrote {}", p.display());
     }
     Ok(())
+}
+
+/// The README's build and python polars, found once.
+#[derive(Default)]
+struct User {
+    advisor: Option<PathBuf>,
+    /// The python and its polars version; `Some(None)` once looked for and not found.
+    python: Option<Option<(PathBuf, String)>>,
+}
+
+impl User {
+    /// The README's build: `--advisor`, or `cargo build --release -p advisor-cli` run now.
+    fn advisor(&mut self, a: &BenchArgs) -> Result<PathBuf> {
+        if let Some(p) = &self.advisor {
+            return Ok(p.clone());
+        }
+        let path = match &a.advisor {
+            Some(p) => p.clone(),
+            None => {
+                eprintln!("building the README's binary: cargo build --release -p advisor-cli ...");
+                let status =
+                    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+                        .args(["build", "--release", "--locked", "-p", "advisor-cli"])
+                        .status()
+                        .context("run cargo")?;
+                if !status.success() {
+                    bail!("cargo build --release -p advisor-cli failed");
+                }
+                let target = std::env::var_os("CARGO_TARGET_DIR")
+                    .map_or_else(|| PathBuf::from("target"), PathBuf::from);
+                target.join("release").join("advisor")
+            }
+        };
+        if !path.is_file() {
+            bail!(
+                "{}: no such binary (build it with `cargo build --release -p advisor-cli`, or pass --advisor)",
+                path.display()
+            );
+        }
+        self.advisor = Some(path.clone());
+        Ok(path)
+    }
+
+    /// A python that imports polars, and polars' version.
+    fn python(&mut self, a: &BenchArgs) -> Option<(PathBuf, String)> {
+        if let Some(found) = &self.python {
+            return found.clone();
+        }
+        let venv = std::env::var_os("HOME")
+            .map(|h| PathBuf::from(h).join(".cache/advisor-polars-venv/bin/python"));
+        let py = a
+            .python
+            .clone()
+            .or_else(|| venv.filter(|p| p.is_file()))
+            .unwrap_or_else(|| "python3".into());
+        let version = Command::new(&py)
+            .args(["-c", "import polars; print(polars.__version__)"])
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
+        if version.is_none() {
+            eprintln!(
+                "{}: no polars; the python column stays empty (python3 -m venv ~/.cache/advisor-polars-venv && ~/.cache/advisor-polars-venv/bin/pip install polars)",
+                py.display()
+            );
+        }
+        let found = version.map(|v| (py, v));
+        self.python = Some(found.clone());
+        found
+    }
+}
+
+/// The median of each field over `reps` runs of `f`.
+fn median_of(reps: usize, mut f: impl FnMut() -> Result<Value>) -> Result<Value> {
+    let runs = (0..reps.max(1)).map(|_| f()).collect::<Result<Vec<_>>>()?;
+    let mut m = serde_json::Map::new();
+    if let Some(first) = runs.first().and_then(Value::as_object) {
+        for k in first.keys() {
+            m.insert(k.clone(), json!(median(runs.iter().map(|r| num(r, k)).collect())));
+        }
+    }
+    Ok(Value::Object(m))
+}
+
+/// `advisor analyze FILE --topology T --format json` as a user runs it, the report thrown
+/// away: wall time and peak RSS (GNU time's `%M`).
+fn readme_build(advisor: &Path, c: &Case) -> Result<Value> {
+    let mut cmd = Command::new("/usr/bin/time");
+    cmd.args(["-f", "%e %M"]).arg(advisor).arg("analyze").arg(&c.file);
+    if let Some(t) = &c.topology {
+        cmd.arg("--topology").arg(t);
+    }
+    cmd.args(["--format", "json"]).stdout(std::process::Stdio::null());
+    let t0 = Instant::now();
+    let out = cmd.output().context("run /usr/bin/time (Debian package `time`)")?;
+    let wall = t0.elapsed().as_secs_f64();
+    let err = String::from_utf8_lossy(&out.stderr);
+    // `analyze` exits 0, or 1 when --fail-on is met; GNU time's line is the last.
+    let last = err.lines().last().unwrap_or("");
+    let kib: f64 = last
+        .split_whitespace()
+        .nth(1)
+        .and_then(|k| k.parse().ok())
+        .with_context(|| format!("advisor analyze {}: {err}", c.file.display()))?;
+    Ok(json!({ "wall_s": wall, "hwm_kib": kib }))
+}
+
+/// python polars' `read_csv` of the whole file (every column, types inferred): the time
+/// of the call, the process's wall time and its peak RSS.
+fn python_read(py: &Path, file: &Path) -> Result<Value> {
+    const SCRIPT: &str = "import json, resource, sys, time\nt0 = time.perf_counter()\nimport polars as pl\nt = time.perf_counter()\ndf = pl.read_csv(sys.argv[1])\nread = time.perf_counter() - t\nprint(json.dumps({'read_s': read, 'rows': df.height, 'columns': df.width, 'hwm_kib': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))\n";
+    let t0 = Instant::now();
+    let out = Command::new(py).args(["-c", SCRIPT]).arg(file).output().context("run python")?;
+    let wall = t0.elapsed().as_secs_f64();
+    if !out.status.success() {
+        bail!(
+            "python polars read_csv {}: {}",
+            file.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut v: Value = serde_json::from_str(text.lines().last().unwrap_or("{}"))?;
+    if let Some(o) = v.as_object_mut() {
+        o.insert("wall_s".into(), json!(wall));
+    }
+    Ok(v)
+}
+
+/// The table of what a user runs: the README's build against python polars' read.
+fn user_table(user: &User, rows: &[(&Case, Value, Option<Value>)]) -> String {
+    let version =
+        user.python.clone().flatten().map_or_else(|| "not installed".to_owned(), |(_, v)| v);
+    let mut md = format!(
+        "\n| case (what a user runs) | file MB | README build: `advisor analyze --format json` s | its peak RSS MB | RSS / file | python polars {version} `read_csv` s | python process s | python peak RSS MB | README build / `read_csv` |\n"
+    );
+    md.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (c, r, p) in rows {
+        let bytes = std::fs::metadata(&c.file).map_or(f64::NAN, |m| m.len() as f64);
+        let wall = num(r, "wall_s");
+        let rss = num(r, "hwm_kib") * 1024.0;
+        let (ps, pw, prss, ratio) = match p {
+            Some(p) => (
+                format!("{:.2}", num(p, "read_s")),
+                format!("{:.2}", num(p, "wall_s")),
+                format!("{:.0}", mb(num(p, "hwm_kib") * 1024.0)),
+                format!("**{:.2}x**", wall / num(p, "read_s")),
+            ),
+            None => (String::new(), String::new(), String::new(), String::new()),
+        };
+        md.push_str(&format!(
+            "| {} | {:.0} | {:.2} | {:.0} | {:.2} | {ps} | {pw} | {prss} | {ratio} |\n",
+            c.name,
+            mb(bytes),
+            wall,
+            mb(rss),
+            rss / bytes,
+        ));
+    }
+    md
 }
 
 /// `xtask case FILE [--topology T]`: what `advisor analyze FILE` does (read, load the

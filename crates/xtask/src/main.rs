@@ -30,7 +30,7 @@ enum Cmd {
         what: Gen,
     },
     /// Measure analyze on generated captures of every format against polars' bare read.
-    Bench(bench::BenchArgs),
+    Bench(Box<bench::BenchArgs>),
     /// (used by bench) Analyze one capture as `advisor analyze` does, timing each phase.
     #[command(hide = true)]
     Case {

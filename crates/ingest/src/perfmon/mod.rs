@@ -54,7 +54,7 @@ impl CaptureFormat for PerfmonCsv {
     }
 
     fn read<'t>(&self, file: &str, text: Cow<'t, str>) -> Result<Read<'t>, IngestError> {
-        Ok(Read::Csv { plan: prepare(file, &text)?, text })
+        Ok(Read::Csv { plan: read_header(file, &text)?, text })
     }
 }
 
@@ -84,14 +84,59 @@ pub struct Prepared {
     pub time_ms: Vec<i64>,
 }
 
+/// Everything known of a PerfMon CSV from its header line and its first data lines: what
+/// is needed to scan and parse the data lines, piece by piece if need be.
+#[derive(Debug, Clone)]
+pub struct Header {
+    /// Version, zone, hosts, targets, ignored counters, warnings and notes so far.
+    pub meta: CaptureMeta,
+    /// `,` as PerfMon writes it; `;` or tab after a re-save.
+    pub separator: u8,
+    /// Values written `1,5` (a spreadsheet re-save in a decimal-comma locale).
+    pub decimal_comma: bool,
+    /// Cells in the header line (the time column included).
+    pub n_columns: usize,
+    /// The columns to read, in CSV order.
+    pub columns: Vec<PlannedColumn>,
+    /// What a good data line looks like.
+    pub shape: scan::Shape,
+    /// Byte offset of the first data line in the text read, and its 1-based line number.
+    pub body_start: usize,
+    pub body_line: u64,
+}
+
 /// How many data lines are looked at to guess the date order and the decimal comma.
 const SAMPLE_LINES: usize = 50;
 
-/// Reads the header, plans the columns and scans the data lines of a decoded PerfMon CSV.
+/// Reads the header, plans the columns and scans the data lines of a decoded PerfMon CSV
+/// held whole in memory.
 ///
 /// Errors: an empty file, a header without counter columns, no counter that maps to a
 /// metric (with the localized-names advice when that is why), or no data line.
 pub fn prepare(file: &str, text: &str) -> Result<Prepared, IngestError> {
+    let Header {
+        mut meta,
+        separator,
+        decimal_comma,
+        n_columns,
+        columns,
+        shape,
+        body_start,
+        body_line,
+    } = read_header(file, text)?;
+    let mut lines = scan::Lines::new(body_line);
+    let segments = lines.scan(text, body_start, shape);
+    let time_ms = finish_lines(file, lines, shape.columns, &mut meta)?;
+    Ok(Prepared { meta, separator, decimal_comma, n_columns, columns, segments, time_ms })
+}
+
+/// Reads the header line and plans the columns. `text` is the start of the decoded file:
+/// at least the header line, and the first data lines when there are any (the date order
+/// and the decimal comma are guessed from up to 50 of them).
+///
+/// Errors: an empty file, a header without counter columns, or no counter that maps to a
+/// metric (with the localized-names advice when that is why).
+pub fn read_header(file: &str, text: &str) -> Result<Header, IngestError> {
     let (offset, header_line_no) = first_line(file, text)?;
     let rest = &text[offset..];
     let header_end = rest.find('\n').map_or(rest.len(), |i| i + 1);
@@ -117,9 +162,30 @@ pub fn prepare(file: &str, text: &str) -> Result<Prepared, IngestError> {
         return Err(no_metric_error(file, &meta, at_header));
     }
     let (order, decimal_comma) = sample_formats(&text[body_start..], separator, &mut meta);
-
     let shape = scan::Shape { columns: headers.len(), separator, order };
-    let scanned = scan::scan(text, body_start, header_line_no + 1, shape, &mut meta);
+    Ok(Header {
+        meta,
+        separator,
+        decimal_comma,
+        n_columns: headers.len(),
+        columns,
+        shape,
+        body_start,
+        body_line: header_line_no + 1,
+    })
+}
+
+/// After the last data line: the broken lines reported, the sample times checked (the
+/// interval, times that go backwards or repeat). Returns one time per good line.
+///
+/// Errors: no data line, or none that can be used.
+pub fn finish_lines(
+    file: &str,
+    lines: scan::Lines,
+    columns: usize,
+    meta: &mut CaptureMeta,
+) -> Result<Vec<i64>, IngestError> {
+    let scanned = lines.finish(columns, meta);
     if scanned.time_ms.is_empty() {
         let at = scanned.bad.first().map(|(l, _)| Location::line(*l, 1));
         let why = if scanned.bad.is_empty() {
@@ -133,17 +199,8 @@ pub fn prepare(file: &str, text: &str) -> Result<Prepared, IngestError> {
         return Err(IngestError::invalid(file, at, why));
     }
     meta.interval_s = median_interval_s(&scanned.time_ms);
-    warn_time_order(&scanned, &mut meta);
-
-    Ok(Prepared {
-        meta,
-        separator,
-        decimal_comma,
-        n_columns: headers.len(),
-        columns,
-        segments: scanned.segments,
-        time_ms: scanned.time_ms,
-    })
+    warn_time_order(&scanned, meta);
+    Ok(scanned.time_ms)
 }
 
 /// The byte offset and line number of the first line that is not blank (the header).

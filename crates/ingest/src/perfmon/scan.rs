@@ -17,6 +17,8 @@ pub struct Segment {
     pub rows: usize,
     /// 1-based line number of the first line of the run.
     pub first_line: u64,
+    /// The run goes on from the previous piece of text (see [`Lines`]).
+    pub continues: bool,
 }
 
 /// The good lines of a capture and their sample times, in file order.
@@ -155,7 +157,13 @@ fn scan_part(text: &[u8], from: usize, to: usize, shape: Shape) -> Part {
                             seg.rows += 1;
                         }
                         None => {
-                            run = Some(Segment { start: pos, end: next, rows: 1, first_line: idx })
+                            run = Some(Segment {
+                                start: pos,
+                                end: next,
+                                rows: 1,
+                                first_line: idx,
+                                continues: false,
+                            })
                         }
                     }
                 }
@@ -209,46 +217,127 @@ pub fn scan(
     shape: Shape,
     meta: &mut CaptureMeta,
 ) -> Scan {
-    let bytes = text.as_bytes();
-    let to = bytes.len();
-    let from = from.min(to);
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(16);
-    let parts: Vec<Part> = if to - from > PARALLEL_BYTES && threads > 1 {
-        let ranges = split_lines(bytes, from, to, threads);
-        std::thread::scope(|s| {
-            let handles: Vec<_> = ranges
-                .iter()
-                .map(|&(a, b)| s.spawn(move || scan_part(bytes, a, b, shape)))
-                .collect();
-            handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
-        })
-    } else {
-        vec![scan_part(bytes, from, to, shape)]
-    };
-
-    let mut out = Scan::default();
-    let mut line0 = first_line;
-    let mut last_non_blank = None;
-    for part in parts {
-        for mut seg in part.segments {
-            seg.first_line += line0;
-            match out.segments.last_mut() {
-                Some(prev) if prev.end == seg.start => {
-                    prev.end = seg.end;
-                    prev.rows += seg.rows;
-                }
-                _ => out.segments.push(seg),
-            }
-        }
-        out.time_ms.extend(part.times);
-        out.bad.extend(part.bad.into_iter().map(|(l, b)| (l + line0, b)));
-        if let Some(l) = part.last_non_blank {
-            last_non_blank = Some(l + line0);
-        }
-        line0 += part.lines;
-    }
+    let mut lines = Lines::new(first_line);
+    let segments = lines.scan(text, from, shape);
+    let (mut out, last_non_blank) = lines.into_parts();
+    out.segments = segments;
     report(&out.bad, last_non_blank, shape.columns, meta);
     out
+}
+
+/// The data lines of a capture read in pieces: each piece is scanned as it comes
+/// ([`Lines::scan`]), and what is learned (times, broken lines, runs) is kept until
+/// [`Lines::finish`] reports it.
+#[derive(Debug, Clone, Default)]
+pub struct Lines {
+    /// 1-based number of the next line to scan.
+    next_line: u64,
+    time_ms: Vec<i64>,
+    bad: Vec<(u64, Bad)>,
+    last_non_blank: Option<u64>,
+    /// Every run of good lines so far: (first line, rows), runs cut by a piece boundary
+    /// joined.
+    runs: Vec<(u64, usize)>,
+    /// The piece before ended inside a run of good lines.
+    open_run: bool,
+}
+
+impl Lines {
+    /// Lines numbered from `first_line` (1-based).
+    pub fn new(first_line: u64) -> Self {
+        Self { next_line: first_line, ..Self::default() }
+    }
+
+    /// Scans the lines of `text[from..]` (whole lines, the last one may lack its `\n` only
+    /// at the end of the file). Returns the runs of good lines in it, as byte ranges of
+    /// `text`, with their line numbers; each run carries `continues` when it goes on from
+    /// the previous piece's last run.
+    pub fn scan(&mut self, text: &str, from: usize, shape: Shape) -> Vec<Segment> {
+        let bytes = text.as_bytes();
+        let to = bytes.len();
+        let from = from.min(to);
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(16);
+        let parts: Vec<Part> = if to - from > PARALLEL_BYTES && threads > 1 {
+            let ranges = split_lines(bytes, from, to, threads);
+            std::thread::scope(|s| {
+                let handles: Vec<_> = ranges
+                    .iter()
+                    .map(|&(a, b)| s.spawn(move || scan_part(bytes, a, b, shape)))
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
+            })
+        } else {
+            vec![scan_part(bytes, from, to, shape)]
+        };
+        let mut segments: Vec<Segment> = Vec::new();
+        let mut line0 = self.next_line;
+        for part in parts {
+            for mut seg in part.segments {
+                seg.first_line += line0;
+                if let Some(prev) = segments.last_mut()
+                    && prev.end == seg.start
+                {
+                    // A run cut between two threads' parts.
+                    prev.end = seg.end;
+                    prev.rows += seg.rows;
+                    if let Some(run) = self.runs.last_mut() {
+                        run.1 += seg.rows;
+                    }
+                    continue;
+                }
+                // A run at the very start of this piece goes on from the previous piece's
+                // last run when that one reached the end of its piece.
+                let continues = segments.is_empty() && self.open_run && seg.start == from;
+                match self.runs.last_mut() {
+                    Some(run) if continues => run.1 += seg.rows,
+                    _ => self.runs.push((seg.first_line, seg.rows)),
+                }
+                seg.continues = continues;
+                segments.push(seg);
+            }
+            self.time_ms.extend(part.times);
+            self.bad.extend(part.bad.into_iter().map(|(l, b)| (l + line0, b)));
+            if let Some(l) = part.last_non_blank {
+                self.last_non_blank = Some(l + line0);
+            }
+            line0 += part.lines;
+        }
+        self.next_line = line0;
+        if to > from {
+            self.open_run = segments.last().is_some_and(|s| s.end == to);
+        }
+        segments
+    }
+
+    /// Sample times so far, one per good line.
+    pub fn times(&self) -> &[i64] {
+        &self.time_ms
+    }
+
+    /// Every good line's sample time and the lines that could not be used, with the
+    /// last non-blank line's number.
+    fn into_parts(self) -> (Scan, Option<u64>) {
+        let segments = self
+            .runs
+            .iter()
+            .map(|&(first_line, rows)| Segment {
+                start: 0,
+                end: 0,
+                rows,
+                first_line,
+                continues: false,
+            })
+            .collect();
+        (Scan { segments, time_ms: self.time_ms, bad: self.bad }, self.last_non_blank)
+    }
+
+    /// Reports the broken lines in `meta` and returns what was scanned: `segments` are the
+    /// runs of good lines by line number (their byte ranges are not kept across pieces).
+    pub fn finish(self, columns: usize, meta: &mut CaptureMeta) -> Scan {
+        let (scan, last_non_blank) = self.into_parts();
+        report(&scan.bad, last_non_blank, columns, meta);
+        scan
+    }
 }
 
 fn report(bad: &[(u64, Bad)], last_non_blank: Option<u64>, columns: usize, meta: &mut CaptureMeta) {
@@ -291,7 +380,10 @@ mod tests {
     fn good_lines_make_one_segment() {
         let text = "\"01/02/2024 10:00:00.000\",\" \",\"1\"\r\n\"01/02/2024 10:00:01.000\",\"2\",\"3\"\r\n";
         let (s, meta) = run(text);
-        assert_eq!(s.segments, vec![Segment { start: 0, end: text.len(), rows: 2, first_line: 2 }]);
+        assert_eq!(
+            s.segments,
+            vec![Segment { start: 0, end: text.len(), rows: 2, first_line: 2, continues: false }]
+        );
         assert_eq!(s.time_ms.len(), 2);
         assert_eq!(s.time_ms[1] - s.time_ms[0], 1000);
         assert!(meta.warnings.is_empty());

@@ -1,0 +1,463 @@
+//! PerfMon CSV: the data lines scanned and their values parsed, piece by piece, into one
+//! Float64 column per planned counter; then the canonical long frame, one row per
+//! (target, sample).
+//!
+//! The PerfMon reader ([`advisor_ingest::perfmon::read_header`]) has read the header and
+//! planned the columns. [`Body`] takes the rest of the text in pieces (the whole text of a
+//! capture held in memory, or a file read a few megabytes at a time by [`stream`]): each
+//! piece's lines are scanned for their time stamps and broken lines
+//! ([`advisor_ingest::perfmon::scan::Lines`]), and the cells of the planned columns of its
+//! good lines parsed on every core ([`values`]). Nothing of a piece is kept but its numbers,
+//! so a file is never held whole.
+
+pub(crate) mod stream;
+mod values;
+
+use std::sync::Arc;
+
+use advisor_ingest::IngestError;
+use advisor_ingest::perfmon::scan::Lines;
+use advisor_ingest::perfmon::{Convert, Header, PlannedColumn};
+use advisor_model::{CaptureMeta, Location, Metric, Unit};
+use polars::prelude::*;
+
+use crate::frame::{TARGET, TIME, polars_error};
+use values::{BadCell, Layout, Range};
+
+/// A PerfMon CSV parsed: everything [`finish`] needs, nothing borrowed from the text.
+pub(crate) struct Parsed {
+    meta: CaptureMeta,
+    /// One column per planned CSV column (by [`Layout::columns`]), all of one length.
+    values: Vec<Float64Chunked>,
+    layout: Arc<Layout>,
+    columns: Vec<PlannedColumn>,
+    time_ms: Vec<i64>,
+}
+
+/// Pieces of text smaller than this are parsed on one thread.
+const PARALLEL_BYTES: usize = 1 << 20;
+
+/// The data lines of a PerfMon CSV, taken in pieces of whole lines.
+pub(crate) struct Body {
+    file: String,
+    header: Header,
+    layout: Arc<Layout>,
+    lines: Lines,
+    values: Vec<Float64Chunked>,
+    rows: usize,
+    /// Runs of good lines seen so far (the number of the current one).
+    run: u64,
+    bad: Vec<BadCell>,
+    threads: usize,
+}
+
+impl Body {
+    pub(crate) fn new(file: &str, header: Header) -> Self {
+        let wanted: Vec<usize> = header.columns.iter().map(|c| c.index).collect();
+        let layout = Layout::new(header.separator, header.decimal_comma, header.n_columns, &wanted);
+        let lines = Lines::new(header.body_line);
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(16);
+        let values = layout
+            .columns
+            .iter()
+            .map(|&c| Float64Chunked::from_vec(format!("c{c}").into(), Vec::new()))
+            .collect();
+        Self {
+            file: file.to_owned(),
+            header,
+            layout: Arc::new(layout),
+            lines,
+            values,
+            rows: 0,
+            run: 0,
+            bad: Vec::new(),
+            threads,
+        }
+    }
+
+    /// Takes `text[from..]`: whole lines (the last piece of a file may end without a line
+    /// break).
+    pub(crate) fn feed(&mut self, text: &str, from: usize) -> Result<(), IngestError> {
+        let segments = self.lines.scan(text, from, self.header.shape);
+        let mut ranges: Vec<Range> = Vec::with_capacity(segments.len());
+        for seg in &segments {
+            if !seg.continues {
+                self.run += 1;
+            }
+            ranges.push(Range { start: seg.start, end: seg.end, run: self.run });
+        }
+        let good: usize = ranges.iter().map(|r| r.end - r.start).sum();
+        let rows: usize = segments.iter().map(|s| s.rows).sum();
+        let bytes = text.as_bytes();
+        let shares = if good > PARALLEL_BYTES && self.threads > 1 {
+            split(bytes, &ranges, self.threads)
+        } else {
+            vec![ranges]
+        };
+        let layout = &*self.layout;
+        let hint = rows / shares.len().max(1) + 1;
+        let pieces: Vec<values::Piece> = if shares.len() == 1 {
+            shares.iter().map(|r| values::parse(bytes, r, layout, hint)).collect()
+        } else {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = shares
+                    .iter()
+                    .map(|r| s.spawn(move || values::parse(bytes, r, layout, hint)))
+                    .collect();
+                handles.into_iter().map(|h| h.join()).collect::<Result<Vec<_>, _>>()
+            })
+            .map_err(|_| IngestError::invalid(&self.file, None, "the value parser failed"))?
+        };
+        for piece in pieces {
+            self.rows += piece.rows;
+            for (acc, col) in self.values.iter_mut().zip(piece.columns) {
+                acc.append_owned(col).map_err(|e| polars_error(&self.file, e))?;
+            }
+            for b in piece.bad {
+                if self.bad.last().is_none_or(|x| x.run != b.run) {
+                    self.bad.push(b);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// After the last piece: broken lines and time warnings, then one warning per run of
+    /// good lines with cells that are not numbers.
+    pub(crate) fn finish(self) -> Result<Parsed, IngestError> {
+        let Self { file, header, layout, lines, values, rows, bad, .. } = self;
+        let Header { mut meta, columns, shape, .. } = header;
+        let time_ms =
+            advisor_ingest::perfmon::finish_lines(&file, lines, shape.columns, &mut meta)?;
+        if rows != time_ms.len() {
+            return Err(IngestError::invalid(
+                &file,
+                None,
+                format!(
+                    "{rows} rows of values were read where {} good lines were found; please \
+                     report this file",
+                    time_ms.len()
+                ),
+            ));
+        }
+        for b in bad {
+            let header = columns.iter().find(|c| c.index == b.column).map(|c| c.header.clone());
+            meta.warn(
+                format!(
+                    "cells that are not numbers{} were read as missing",
+                    if b.value.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (e.g. `{}`)", b.value)
+                    }
+                ),
+                header.map(Location::column),
+            );
+        }
+        Ok(Parsed { meta, values, layout, columns, time_ms })
+    }
+}
+
+/// Splits the good lines of a piece into `n` shares of about the same bytes, cutting a run
+/// at a line break.
+fn split(text: &[u8], ranges: &[Range], n: usize) -> Vec<Vec<Range>> {
+    let total: usize = ranges.iter().map(|r| r.end - r.start).sum();
+    let target = total / n.max(1) + 1;
+    let mut shares: Vec<Vec<Range>> = vec![Vec::new()];
+    let mut filled = 0usize;
+    for r in ranges {
+        let mut start = r.start;
+        while start < r.end {
+            let room = target.saturating_sub(filled);
+            let last = shares.len() >= n;
+            let Some(share) = shares.last_mut() else { break };
+            if last || r.end - start <= room {
+                share.push(Range { start, ..*r });
+                filled += r.end - start;
+                break;
+            }
+            // Cut after the first line break at or after `room` bytes.
+            let guess = start + room;
+            let cut = text
+                .get(guess..r.end)
+                .and_then(|t| t.iter().position(|&b| b == b'\n'))
+                .map_or(r.end, |i| guess + i + 1);
+            share.push(Range { start, end: cut, run: r.run });
+            start = cut;
+            shares.push(Vec::new());
+            filled = 0;
+        }
+    }
+    shares.retain(|s| !s.is_empty());
+    shares
+}
+
+/// Parses the data lines of a PerfMon CSV held in memory.
+pub(crate) fn parse(file: &str, header: Header, text: &str) -> Result<Parsed, IngestError> {
+    let from = header.body_start;
+    let mut body = Body::new(file, header);
+    body.feed(text, from)?;
+    body.finish()
+}
+
+/// The canonical long frame of a parsed PerfMon CSV.
+pub(crate) fn finish(file: &str, parsed: Parsed) -> Result<(CaptureMeta, DataFrame), IngestError> {
+    let Parsed { mut meta, values, layout, columns, time_ms } = parsed;
+    let per_target =
+        convert_columns(values, &layout, &columns, &mut meta).map_err(|e| polars_error(file, e))?;
+    let frame = long_frame(per_target, time_ms, &meta).map_err(|e| polars_error(file, e))?;
+    match frame {
+        Some(frame) => Ok((meta, frame)),
+        None => Err(IngestError::invalid(
+            file,
+            None,
+            "no counter that advisor uses has a value in any row (all cells are blank or unusable)",
+        )),
+    }
+}
+
+/// Values beyond these (in the canonical unit) cannot be real: a counter wrapped or the
+/// cell is corrupt.
+fn upper_bound(metric: Metric) -> f64 {
+    match metric.unit() {
+        Unit::PerSecond | Unit::PagesPerSecond => 1e8,
+        Unit::MibPerSecond | Unit::Milliseconds | Unit::Kib => 1e7,
+        Unit::Ios => 1e6,
+        Unit::Percent => 1e3,
+        Unit::Mib => 1e9,
+    }
+}
+
+/// Records a warning `n` times (the first location kept).
+fn warn_n(meta: &mut CaptureMeta, message: String, at: Option<Location>, n: usize) {
+    if n == 0 {
+        return;
+    }
+    meta.warn(message.clone(), at);
+    if let Some(w) = meta.warnings.iter_mut().find(|w| w.message == message) {
+        w.count += n.saturating_sub(1) as u64;
+    }
+}
+
+/// Converts every planned column to its canonical unit, drops impossible values, and
+/// groups the columns by target.
+fn convert_columns(
+    values: Vec<Float64Chunked>,
+    layout: &Layout,
+    columns: &[PlannedColumn],
+    meta: &mut CaptureMeta,
+) -> PolarsResult<Vec<Vec<(Metric, Float64Chunked)>>> {
+    let mut per_target: Vec<Vec<(Metric, Float64Chunked)>> = vec![Vec::new(); meta.targets.len()];
+    let mut raw: Vec<Option<Float64Chunked>> = values.into_iter().map(Some).collect();
+    let mut dropped_columns = 0usize;
+    let mut idle_over: Option<(f64, String)> = None;
+    let mut dropped = 0usize;
+    let mut dropped_at: Option<String> = None;
+    for pc in columns {
+        let slot = layout.slot_of.get(pc.index).copied().unwrap_or(values::SKIP);
+        // A column planned twice is read once, for the first plan.
+        let Some(col) = raw.get_mut(slot as usize).and_then(Option::take) else {
+            continue;
+        };
+        // The column is ours alone now: one buffer (the pieces it was read in joined), then
+        // converted in place, no second buffer.
+        let mut values = col.rechunk().into_owned();
+        if pc.convert == Convert::BusyFromIdle
+            && let Some(max) = values.max()
+            && max > 100.0
+            && idle_over.as_ref().is_none_or(|(m, _)| max > *m)
+        {
+            idle_over = Some((max, pc.header.clone()));
+        }
+        match pc.convert {
+            Convert::Scale(f) if f.to_bits() == 1f64.to_bits() => {}
+            other => values.apply_mut(move |v| other.apply(v)),
+        }
+        // Three fast reductions tell whether any value is impossible (a NaN or an
+        // infinity makes the sum non-finite); only then is the column filtered.
+        let max = upper_bound(pc.metric);
+        let suspicious = values.sum().is_some_and(|s| !s.is_finite())
+            || values.min().is_some_and(|m| m < 0.0)
+            || values.max().is_some_and(|m| m > max);
+        let checked = if suspicious {
+            let before = values.null_count();
+            let checked: Float64Chunked =
+                values.apply(|v| v.filter(|x| x.is_finite() && *x >= 0.0 && *x <= max));
+            let bad = checked.null_count().saturating_sub(before);
+            if bad > 0 {
+                dropped += bad;
+                dropped_columns += 1;
+                dropped_at.get_or_insert_with(|| pc.header.clone());
+            }
+            checked
+        } else {
+            values
+        };
+        if let Some(slot) = per_target.get_mut(pc.target as usize) {
+            slot.push((pc.metric, checked));
+        }
+    }
+    if let Some((max, header)) = idle_over {
+        meta.warn(
+            format!(
+                "% Idle Time reads above 100 (up to {max:.1}; some disk drivers do this): \
+                 busy_pct is clamped to 0..100"
+            ),
+            Some(Location::column(header)),
+        );
+    }
+    let columns = match dropped_columns {
+        0 | 1 => String::new(),
+        n => format!(" in {n} columns, the first named here"),
+    };
+    warn_n(
+        meta,
+        format!(
+            "dropped values that cannot be right (negative, not a number, or absurdly large){columns}; \
+             the rest of their rows is kept"
+        ),
+        dropped_at.map(Location::column),
+        dropped,
+    );
+    Ok(per_target)
+}
+
+/// The canonical long frame: for each target, its rows (target, time, metrics), stacked.
+/// Leading rows where a target has no value at all (PerfMon's blank first row of rate
+/// counters) are left out.
+fn long_frame(
+    per_target: Vec<Vec<(Metric, Float64Chunked)>>,
+    time_ms: Vec<i64>,
+    meta: &CaptureMeta,
+) -> PolarsResult<Option<DataFrame>> {
+    let n = time_ms.len();
+    let time = Int64Chunked::from_vec(TIME.into(), time_ms)
+        .into_datetime(TimeUnit::Milliseconds, None)
+        .into_column();
+    let present: Vec<Metric> = Metric::ALL
+        .iter()
+        .copied()
+        .filter(|m| per_target.iter().any(|cols| cols.iter().any(|(cm, _)| cm == m)))
+        .collect();
+    let mut out: Option<DataFrame> = None;
+    for (t, cols) in per_target.into_iter().enumerate() {
+        if cols.is_empty() || t >= meta.targets.len() {
+            continue;
+        }
+        let Ok(t) = u32::try_from(t) else { continue };
+        let mut has_value: Option<BooleanChunked> = None;
+        for (_, ca) in &cols {
+            let nn = ca.is_not_null();
+            has_value = Some(match has_value {
+                None => nn,
+                Some(acc) => &acc | &nn,
+            });
+        }
+        let Some(has_value) = has_value else { continue };
+        let keep = has_value.sum().unwrap_or(0) as usize;
+        if keep == 0 {
+            continue;
+        }
+        let mut frame_cols: Vec<Column> = Vec::with_capacity(present.len() + 2);
+        frame_cols.push(UInt32Chunked::full(TARGET.into(), t, n).into_column());
+        frame_cols.push(time.clone());
+        for m in &present {
+            frame_cols.push(match cols.iter().find(|(cm, _)| cm == m) {
+                Some((_, ca)) => ca.clone().with_name(m.name().into()).into_column(),
+                None => Column::full_null(m.name().into(), n, &DataType::Float64),
+            });
+        }
+        let mut df = DataFrame::new(n, frame_cols)?;
+        if keep < n {
+            let skip = n - keep;
+            let rest_all = has_value.slice(skip as i64, keep).all();
+            df = if rest_all { df.slice(skip as i64, keep) } else { df.filter(&has_value)? };
+        }
+        match &mut out {
+            None => out = Some(df),
+            Some(acc) => {
+                acc.vstack_mut(&df)?;
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEAD: &str = "\"(PDH-CSV 4.0) (UTC)(0)\",\"\\\\H\\PhysicalDisk(0 C:)\\Disk Reads/sec\",\"\\\\H\\PhysicalDisk(0 C:)\\Disk Writes/sec\",\"\\\\H\\Memory\\Available MBytes\"\r\n";
+
+    /// A capture with blank and broken lines and cells that are not numbers.
+    fn capture(lines: usize) -> String {
+        let mut text = HEAD.to_owned();
+        for i in 0..lines {
+            let (h, m, s) = (i / 3600 % 24, i / 60 % 60, i % 60);
+            let time = format!("\"01/02/2024 {h:02}:{m:02}:{s:02}.000\"");
+            match i % 97 {
+                5 => text.push_str("\r\n"),
+                11 => text.push_str(&format!("{time},\"1\"\r\n")),
+                23 => text.push_str(&format!("{time},\"x{i}\",\" \",\"512\"\r\n")),
+                _ => text.push_str(&format!("{time},\"{i}.5\",\"{}\",\"512\"\r\n", i % 7)),
+            }
+        }
+        text
+    }
+
+    fn summary(p: &Parsed) -> (Vec<Vec<Option<f64>>>, Vec<i64>, Vec<String>) {
+        (
+            p.values.iter().map(|c| c.iter().collect()).collect(),
+            p.time_ms.clone(),
+            p.meta.warnings.iter().map(ToString::to_string).collect(),
+        )
+    }
+
+    #[test]
+    fn pieces_of_any_size_give_the_whole_texts_values() {
+        let text = capture(3000);
+        let header =
+            advisor_ingest::perfmon::read_header("x.csv", &text).unwrap_or_else(|e| panic!("{e}"));
+        let whole = parse("x.csv", header.clone(), &text).unwrap_or_else(|e| panic!("{e}"));
+        let (values, times, warnings) = summary(&whole);
+        assert_eq!(times.len(), 3000 - 31 - 31);
+        assert_eq!(values[0].iter().filter(|v| v.is_none()).count(), 31);
+        assert!(warnings.iter().any(|w| w.contains("(e.g. `x23`)")), "{warnings:?}");
+        assert_eq!(warnings.iter().filter(|w| w.contains("not numbers")).count(), 31);
+        for piece in [1000, 4096, 77_777] {
+            let mut body = Body::new("x.csv", header.clone());
+            let mut at = header.body_start;
+            body.feed(&text[..at], at).unwrap_or_else(|e| panic!("{e}"));
+            while at < text.len() {
+                let end = (at + piece).min(text.len());
+                let end = text[..end].rfind('\n').map_or(text.len(), |i| i + 1).max(at + 1);
+                let end = if end <= at { text.len() } else { end };
+                body.feed(&text[at..end], 0).unwrap_or_else(|e| panic!("{e}"));
+                at = end;
+            }
+            let pieces = body.finish().unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(
+                summary(&pieces),
+                (values.clone(), times.clone(), warnings.clone()),
+                "{piece}"
+            );
+        }
+    }
+
+    #[test]
+    fn shares_cut_runs_at_line_breaks() {
+        let text = capture(200);
+        let ranges = [Range { start: 0, end: text.len(), run: 1 }];
+        for n in 1..5 {
+            let shares = split(text.as_bytes(), &ranges, n);
+            assert!(shares.len() <= n);
+            let flat: Vec<Range> = shares.into_iter().flatten().collect();
+            assert_eq!(flat.first().map(|r| r.start), Some(0));
+            assert_eq!(flat.last().map(|r| r.end), Some(text.len()));
+            for w in flat.windows(2) {
+                assert_eq!(w[0].end, w[1].start);
+                assert_eq!(text.as_bytes()[w[0].end - 1], b'\n');
+            }
+        }
+    }
+}
