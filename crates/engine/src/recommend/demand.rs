@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use advisor_model::{Figure, Metric, nearest_rank};
+use advisor_model::{Figure, Metric, nearest_ranks};
 use advisor_normalize::Capture;
 use advisor_rules::eval::TargetId;
 
@@ -27,28 +27,53 @@ pub(crate) fn series(captures: &[Capture], id: TargetId, metric: Metric) -> Seri
 
 /// Sums series sample by sample: at the same time stamp (the targets of one capture share
 /// them), or at the same position when a series has no times.
+#[cfg(test)]
 pub(crate) fn sum(all: &[Series]) -> Series {
-    let mut timed: BTreeMap<i64, f64> = BTreeMap::new();
-    let mut untimed: Vec<f64> = Vec::new();
+    let mut acc = Sum::default();
     for s in all {
+        acc.add(s);
+    }
+    acc.into_series()
+}
+
+/// A sum of series taken one at a time (see [`sum`]): a budget's demand is added up disk by
+/// disk, so no disk's series is kept once it is counted.
+#[derive(Debug, Default)]
+pub(crate) struct Sum {
+    timed: BTreeMap<i64, f64>,
+    untimed: Vec<f64>,
+    parts: usize,
+}
+
+impl Sum {
+    pub(crate) fn add(&mut self, s: &Series) {
+        self.parts += 1;
         let mut i = 0;
         for (t, v) in s {
             match t {
-                Some(t) => *timed.entry(*t).or_insert(0.0) += v,
+                Some(t) => *self.timed.entry(*t).or_insert(0.0) += v,
                 None => {
-                    if let Some(x) = untimed.get_mut(i) {
+                    if let Some(x) = self.untimed.get_mut(i) {
                         *x += v;
                     } else {
-                        untimed.push(*v);
+                        self.untimed.push(*v);
                     }
                     i += 1;
                 }
             }
         }
     }
-    let mut out: Series = timed.into_iter().map(|(t, v)| (Some(t), v)).collect();
-    out.extend(untimed.into_iter().map(|v| (None, v)));
-    out
+
+    /// Whether nothing was added.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.parts == 0
+    }
+
+    pub(crate) fn into_series(self) -> Series {
+        let mut out: Series = self.timed.into_iter().map(|(t, v)| (Some(t), v)).collect();
+        out.extend(self.untimed.into_iter().map(|v| (None, v)));
+        out
+    }
 }
 
 /// The values the percentile is taken of: each sample, or with `interval_s` each
@@ -81,17 +106,16 @@ pub(crate) fn figure(s: &Series, p: f64, headroom: f64, interval_s: Option<f64>)
     if v.is_empty() {
         return None;
     }
-    v.sort_by(f64::total_cmp);
-    let observed = nearest_rank(&v, p)?;
-    let peak = v.last().copied().unwrap_or(observed);
+    // By selection, not a sort (the same values: see `nearest_ranks`).
+    let peak = v.iter().copied().max_by(f64::total_cmp)?;
+    let observed = nearest_ranks(&mut v, &[p]).first().copied().flatten()?;
     Some(Figure { observed, peak, needed: observed * headroom })
 }
 
 /// The median of a series, for the latency and queue-depth tests.
 pub(crate) fn median(s: &Series) -> Option<f64> {
     let mut v: Vec<f64> = s.iter().map(|(_, v)| *v).filter(|v| v.is_finite()).collect();
-    v.sort_by(f64::total_cmp);
-    nearest_rank(&v, 50.0)
+    nearest_ranks(&mut v, &[50.0]).first().copied().flatten()
 }
 
 /// Mean of a series (for the read share: the shares of totals, not of samples).

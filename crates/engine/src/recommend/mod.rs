@@ -21,7 +21,7 @@ use advisor_normalize::Capture;
 use advisor_rules::eval::DiskInfo;
 use advisor_topology::{Catalog, Topology, fmt_num};
 
-use demand::{Series, figure, median, series, sum, total};
+use demand::{Sum, figure, median, series, total};
 use disks::Need;
 pub use prices::{HOURS_PER_MONTH, PriceError, PriceList};
 
@@ -78,12 +78,9 @@ struct Measured {
     info: DiskInfo,
     target: Option<String>,
     total: Option<Demand>,
-    reads_iops: Series,
-    reads_mbps: Series,
-    writes_iops: Series,
-    writes_mbps: Series,
-    all_iops: Series,
-    all_mbps: Series,
+    /// The capture target whose series are this disk's (they are read again when the disk
+    /// is counted in a budget, not kept).
+    id: Option<advisor_rules::eval::TargetId>,
     read_pct: Option<f64>,
     read_kib: Option<f64>,
     write_kib: Option<f64>,
@@ -118,12 +115,7 @@ fn measure(
         write_kib: median(&get(Metric::WriteIoKib)),
         write_latency_ms: median(&get(Metric::WriteLatencyMs)),
         queue_depth: median(&get(Metric::QueueDepth)),
-        reads_mbps: get(Metric::ReadMbps),
-        writes_mbps: get(Metric::WriteMbps),
-        reads_iops,
-        writes_iops,
-        all_iops,
-        all_mbps,
+        id,
     }
 }
 
@@ -258,8 +250,14 @@ pub(crate) fn recommend(
         bound.facts.disks.iter().map(|d| measure(captures, &names, d, o)).collect();
 
     let mut advice = Vec::new();
-    let mut cached: Vec<(Series, Series)> = Vec::new();
-    let mut uncached: Vec<(Series, Series)> = Vec::new();
+    // The VM's two budgets, summed disk by disk: (IOPS, MB/s).
+    let mut cached = (Sum::default(), Sum::default());
+    let mut uncached = (Sum::default(), Sum::default());
+    let count = |budget: &mut (Sum, Sum), m: &Measured, iops: Metric, mbps: Metric| {
+        let get = |metric| m.id.map(|id| series(captures, id, metric)).unwrap_or_default();
+        budget.0.add(&get(iops));
+        budget.1.add(&get(mbps));
+    };
     let mut data_disks = 0u32;
     for m in &measured {
         let l = &m.info.limits;
@@ -284,7 +282,7 @@ pub(crate) fn recommend(
                 "the temp disk is part of the VM size: its IO counts against the cached budget"
                     .to_owned(),
             );
-            cached.push((m.all_iops.clone(), m.all_mbps.clone()));
+            count(&mut cached, m, Metric::Iops, Metric::Mbps);
             advice.push(DiskAdvice {
                 name: l.name.clone(),
                 role: l.role.name().to_owned(),
@@ -352,12 +350,11 @@ pub(crate) fn recommend(
         }
         why.push(format!("host caching {cache}: {cache_why}"));
         if cache.is_cached() {
-            cached.push((m.all_iops.clone(), m.all_mbps.clone()));
-            uncached.push((m.writes_iops.clone(), m.writes_mbps.clone()));
+            count(&mut cached, m, Metric::Iops, Metric::Mbps);
+            count(&mut uncached, m, Metric::WriteIops, Metric::WriteMbps);
         } else {
-            uncached.push((m.all_iops.clone(), m.all_mbps.clone()));
+            count(&mut uncached, m, Metric::Iops, Metric::Mbps);
         }
-        let _ = (&m.reads_iops, &m.reads_mbps);
         advice.push(DiskAdvice {
             name: l.name.clone(),
             role: l.role.name().to_owned(),
@@ -378,19 +375,18 @@ pub(crate) fn recommend(
         });
     }
 
-    let budget = |parts: &[(Series, Series)]| -> Option<Demand> {
-        if parts.is_empty() {
+    let budget = |(iops, mbps): (Sum, Sum)| -> Option<Demand> {
+        if iops.is_empty() {
             return None;
         }
-        let iops = sum(&parts.iter().map(|p| p.0.clone()).collect::<Vec<_>>());
-        let mbps = sum(&parts.iter().map(|p| p.1.clone()).collect::<Vec<_>>());
+        let (iops, mbps) = (iops.into_series(), mbps.into_series());
         Some(Demand {
             iops: figure(&iops, o.percentile, o.headroom, o.interval_s)?,
             mbps: figure(&mbps, o.percentile, o.headroom, o.interval_s)?,
         })
     };
-    let cached_demand = budget(&cached);
-    let uncached_demand = budget(&uncached);
+    let cached_demand = budget(cached);
+    let uncached_demand = budget(uncached);
     let needs_premium = advice.iter().any(|a| {
         a.options.iter().any(|x| Some(&x.sku) == a.chosen.as_ref() && x.kind != "Standard SSD")
     });

@@ -37,14 +37,17 @@ pub(crate) struct Parsed {
 /// Pieces of text smaller than this are parsed on one thread.
 const PARALLEL_BYTES: usize = 1 << 20;
 
-/// The data lines of a PerfMon CSV, taken in pieces of whole lines.
+/// The data lines of a PerfMon CSV, taken in pieces of whole lines. The values go straight
+/// into one buffer per column, sized once from the text's length, so that no column is
+/// ever copied or held twice.
 pub(crate) struct Body {
     file: String,
     header: Header,
     layout: Arc<Layout>,
     lines: Lines,
-    values: Vec<Float64Chunked>,
-    rows: usize,
+    values: Vec<Vec<f64>>,
+    /// Bytes of data lines still to come, when known (sizes the columns).
+    size_hint: Option<u64>,
     /// Runs of good lines seen so far (the number of the current one).
     run: u64,
     bad: Vec<BadCell>,
@@ -52,23 +55,20 @@ pub(crate) struct Body {
 }
 
 impl Body {
-    pub(crate) fn new(file: &str, header: Header) -> Self {
+    /// `size_hint`: the bytes of text the data lines take, when known.
+    pub(crate) fn new(file: &str, header: Header, size_hint: Option<u64>) -> Self {
         let wanted: Vec<usize> = header.columns.iter().map(|c| c.index).collect();
         let layout = Layout::new(header.separator, header.decimal_comma, header.n_columns, &wanted);
         let lines = Lines::new(header.body_line);
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(16);
-        let values = layout
-            .columns
-            .iter()
-            .map(|&c| Float64Chunked::from_vec(format!("c{c}").into(), Vec::new()))
-            .collect();
+        let values = vec![Vec::new(); layout.columns.len()];
         Self {
             file: file.to_owned(),
             header,
             layout: Arc::new(layout),
             lines,
             values,
-            rows: 0,
+            size_hint,
             run: 0,
             bad: Vec::new(),
             threads,
@@ -86,34 +86,64 @@ impl Body {
             }
             ranges.push(Range { start: seg.start, end: seg.end, run: self.run });
         }
-        let good: usize = ranges.iter().map(|r| r.end - r.start).sum();
-        let rows: usize = segments.iter().map(|s| s.rows).sum();
         let bytes = text.as_bytes();
+        let good: usize = ranges.iter().map(|r| r.end - r.start).sum();
         let shares = if good > PARALLEL_BYTES && self.threads > 1 {
             split(bytes, &ranges, self.threads)
         } else {
             vec![ranges]
         };
+        let share_rows: Vec<usize> =
+            shares.iter().map(|s| s.iter().map(|r| values::count_lines(bytes, r)).sum()).collect();
+        let rows: usize = share_rows.iter().sum();
+        if rows == 0 {
+            return Ok(());
+        }
+        self.make_room(rows, good);
+        // Each share fills its own rows of every column.
+        let start = self.values.first().map_or(0, Vec::len);
+        let mut per_share: Vec<Vec<&mut [f64]>> =
+            shares.iter().map(|_| Vec::with_capacity(self.values.len())).collect();
+        for col in &mut self.values {
+            col.resize(start + rows, values::MISSING);
+            let mut tail = &mut col[start..];
+            for (slices, &n) in per_share.iter_mut().zip(&share_rows) {
+                let (mine, rest) = std::mem::take(&mut tail).split_at_mut(n);
+                slices.push(mine);
+                tail = rest;
+            }
+        }
         let layout = &*self.layout;
-        let hint = rows / shares.len().max(1) + 1;
-        let pieces: Vec<values::Piece> = if shares.len() == 1 {
-            shares.iter().map(|r| values::parse(bytes, r, layout, hint)).collect()
+        let found: Vec<values::Found> = if shares.len() == 1 {
+            shares
+                .iter()
+                .zip(per_share.iter_mut())
+                .map(|(r, cols)| values::parse(bytes, r, layout, cols))
+                .collect()
         } else {
             std::thread::scope(|s| {
                 let handles: Vec<_> = shares
                     .iter()
-                    .map(|r| s.spawn(move || values::parse(bytes, r, layout, hint)))
+                    .zip(per_share.iter_mut())
+                    .map(|(r, cols)| s.spawn(move || values::parse(bytes, r, layout, cols)))
                     .collect();
                 handles.into_iter().map(|h| h.join()).collect::<Result<Vec<_>, _>>()
             })
             .map_err(|_| IngestError::invalid(&self.file, None, "the value parser failed"))?
         };
-        for piece in pieces {
-            self.rows += piece.rows;
-            for (acc, col) in self.values.iter_mut().zip(piece.columns) {
-                acc.append_owned(col).map_err(|e| polars_error(&self.file, e))?;
+        for (f, &n) in found.into_iter().zip(&share_rows) {
+            if f.rows != n {
+                return Err(IngestError::invalid(
+                    &self.file,
+                    None,
+                    format!(
+                        "{} lines of values were read where {n} were counted; please report \
+                         this file",
+                        f.rows
+                    ),
+                ));
             }
-            for b in piece.bad {
+            for b in f.bad {
                 if self.bad.last().is_none_or(|x| x.run != b.run) {
                     self.bad.push(b);
                 }
@@ -122,14 +152,38 @@ impl Body {
         Ok(())
     }
 
+    /// Room in every column for `rows` more: the first time, for all the rows the text's
+    /// length suggests (from this piece's bytes per line), so the columns are not moved as
+    /// they grow.
+    fn make_room(&mut self, rows: usize, bytes: usize) {
+        let len = self.values.first().map_or(0, Vec::len);
+        let cap = self.values.first().map_or(0, Vec::capacity);
+        if len + rows <= cap {
+            return;
+        }
+        let guess = match self.size_hint {
+            Some(total) if len == 0 => {
+                let per_row = bytes as f64 / rows as f64;
+                // 2% and a few rows over: lines vary a little in length.
+                (total as f64 / per_row * 1.02) as usize + 64
+            }
+            _ => (len + rows) + (len + rows) / 4,
+        };
+        let want = guess.max(len + rows);
+        for col in &mut self.values {
+            col.reserve_exact(want - col.len());
+        }
+    }
+
     /// After the last piece: broken lines and time warnings, then one warning per run of
     /// good lines with cells that are not numbers.
     pub(crate) fn finish(self) -> Result<Parsed, IngestError> {
-        let Self { file, header, layout, lines, values, rows, bad, .. } = self;
+        let Self { file, header, layout, lines, values, bad, .. } = self;
         let Header { mut meta, columns, shape, .. } = header;
+        let rows = values.first().map_or(0, Vec::len);
         let time_ms =
             advisor_ingest::perfmon::finish_lines(&file, lines, shape.columns, &mut meta)?;
-        if rows != time_ms.len() {
+        if !layout.columns.is_empty() && rows != time_ms.len() {
             return Err(IngestError::invalid(
                 &file,
                 None,
@@ -154,8 +208,26 @@ impl Body {
                 header.map(Location::column),
             );
         }
+        let values = layout.columns.iter().zip(values).map(|(c, v)| column(*c, v)).collect();
         Ok(Parsed { meta, values, layout, columns, time_ms })
     }
+}
+
+/// A filled column as polars holds it, without a copy: missing cells become nulls (their
+/// value 0, as polars' own builders leave it).
+fn column(csv_index: usize, mut v: Vec<f64>) -> Float64Chunked {
+    let name: PlSmallStr = format!("c{csv_index}").into();
+    if !v.iter().any(|&x| values::is_missing(x)) {
+        return Float64Chunked::from_vec(name, v);
+    }
+    let validity: polars_arrow::bitmap::Bitmap =
+        v.iter().map(|&x| !values::is_missing(x)).collect();
+    for x in &mut v {
+        if values::is_missing(*x) {
+            *x = 0.0;
+        }
+    }
+    Float64Chunked::from_vec_validity(name, v, Some(validity))
 }
 
 /// Splits the good lines of a piece into `n` shares of about the same bytes, cutting a run
@@ -195,7 +267,8 @@ fn split(text: &[u8], ranges: &[Range], n: usize) -> Vec<Vec<Range>> {
 /// Parses the data lines of a PerfMon CSV held in memory.
 pub(crate) fn parse(file: &str, header: Header, text: &str) -> Result<Parsed, IngestError> {
     let from = header.body_start;
-    let mut body = Body::new(file, header);
+    let size = text.len().saturating_sub(from) as u64;
+    let mut body = Body::new(file, header, Some(size));
     body.feed(text, from)?;
     body.finish()
 }
@@ -259,9 +332,8 @@ fn convert_columns(
         let Some(col) = raw.get_mut(slot as usize).and_then(Option::take) else {
             continue;
         };
-        // The column is ours alone now: one buffer (the pieces it was read in joined), then
-        // converted in place, no second buffer.
-        let mut values = col.rechunk().into_owned();
+        // The column is ours alone now (one buffer): converted in place, no second buffer.
+        let mut values = col;
         if pc.convert == Convert::BusyFromIdle
             && let Some(max) = values.max()
             && max > 100.0
@@ -405,7 +477,9 @@ mod tests {
         text
     }
 
-    fn summary(p: &Parsed) -> (Vec<Vec<Option<f64>>>, Vec<i64>, Vec<String>) {
+    type Summary = (Vec<Vec<Option<f64>>>, Vec<i64>, Vec<String>);
+
+    fn summary(p: &Parsed) -> Summary {
         (
             p.values.iter().map(|c| c.iter().collect()).collect(),
             p.time_ms.clone(),
@@ -425,7 +499,7 @@ mod tests {
         assert!(warnings.iter().any(|w| w.contains("(e.g. `x23`)")), "{warnings:?}");
         assert_eq!(warnings.iter().filter(|w| w.contains("not numbers")).count(), 31);
         for piece in [1000, 4096, 77_777] {
-            let mut body = Body::new("x.csv", header.clone());
+            let mut body = Body::new("x.csv", header.clone(), Some(piece as u64));
             let mut at = header.body_start;
             body.feed(&text[..at], at).unwrap_or_else(|e| panic!("{e}"));
             while at < text.len() {

@@ -14,15 +14,16 @@ use std::sync::mpsc;
 
 use advisor_ingest::decode::{Choice, Decoding, Encoding, UTF_8};
 use advisor_ingest::{ErrorKind, IngestError};
+use polars::polars_utils::mmap::MMapSemaphore;
 
 use super::{Body, Parsed};
 
-/// Bytes read from the file at a time. Three pieces are in memory at most: one being
-/// read, one waiting, one being parsed.
-pub(crate) const PIECE: usize = 32 << 20;
+/// Bytes of the file taken at a time. Two pieces are in memory at most: the one being
+/// parsed, and the next, mapped while it is (the channel holds none).
+pub(crate) const PIECE: usize = 16 << 20;
 
-/// Data lines the header reader looks at (the date order, the decimal comma): the first
-/// piece is made long enough to hold them.
+/// Data lines the header reader looks at (the date order, the decimal comma): the head is
+/// made long enough to hold them.
 const SAMPLE_LINES: usize = 50;
 
 /// What reading the file in pieces gave.
@@ -33,29 +34,69 @@ pub(crate) enum Streamed {
     Whole,
 }
 
+/// A piece of the file: mapped (polars' own safe mapping, populated: the kernel reads it
+/// in one go, and nothing is copied), or read when the file cannot be mapped (a pipe).
+enum Piece {
+    Mapped(MMapSemaphore),
+    Read(Vec<u8>),
+}
+
+impl AsRef<[u8]> for Piece {
+    fn as_ref(&self) -> &[u8] {
+        match self {
+            Self::Mapped(m) => m.as_ref(),
+            Self::Read(v) => v,
+        }
+    }
+}
+
+type Sent = std::io::Result<Piece>;
+
 /// Reads the PerfMon CSV at `path` in pieces; [`Streamed::Whole`] for anything else.
 pub(crate) fn read_file(file: &str, path: &Path) -> Result<Streamed, IngestError> {
     let io = |e: std::io::Error| IngestError::new(file, None, ErrorKind::Io(e));
     let f = std::fs::File::open(path).map_err(io)?;
-    let (tx, rx) = mpsc::sync_channel::<std::io::Result<Vec<u8>>>(1);
+    let len = f.metadata().ok().filter(std::fs::Metadata::is_file).map(|m| m.len());
+    let (tx, rx) = mpsc::sync_channel::<Sent>(0);
     std::thread::scope(|s| {
-        s.spawn(move || read_pieces(f, &tx));
-        let out = parse_pieces(file, &rx);
+        s.spawn(move || send_pieces(f, len, &tx));
+        let out = parse_pieces(file, len, &rx);
         // Stop the reader if the parse ended early.
         drop(rx);
         out
     })
 }
 
-/// Sends the file's bytes in pieces of [`PIECE`] (the last one shorter, then nothing).
-fn read_pieces(mut f: std::fs::File, tx: &mpsc::SyncSender<std::io::Result<Vec<u8>>>) {
+/// Sends the file in pieces of [`PIECE`] bytes (the last one shorter), then nothing.
+fn send_pieces(mut f: std::fs::File, len: Option<u64>, tx: &mpsc::SyncSender<Sent>) {
+    let mut offset = 0u64;
     loop {
-        let mut buf = Vec::with_capacity(PIECE);
-        let got = (&mut f).take(PIECE as u64).read_to_end(&mut buf);
-        match got {
-            Ok(0) => return,
-            Ok(_) => {
-                if tx.send(Ok(buf)).is_err() {
+        let piece = match len {
+            Some(len) if offset >= len => return,
+            Some(len) => {
+                let n = (len - offset).min(PIECE as u64);
+                let mut options = memmap2::MmapOptions::new();
+                options.offset(offset).len(n as usize).populate();
+                match MMapSemaphore::new_from_file_with_options(&f, options) {
+                    Ok(m) => {
+                        offset += n;
+                        Ok(Piece::Mapped(m))
+                    }
+                    // Not mappable after all: read it.
+                    Err(_) => read_piece(&mut f, offset).inspect(|p| {
+                        offset += p.as_ref().len() as u64;
+                    }),
+                }
+            }
+            None => read_piece(&mut f, offset),
+        };
+        match piece {
+            Ok(p) if p.as_ref().is_empty() => return,
+            Ok(p) => {
+                if len.is_none() {
+                    offset += p.as_ref().len() as u64;
+                }
+                if tx.send(Ok(p)).is_err() {
                     return;
                 }
             }
@@ -67,13 +108,23 @@ fn read_pieces(mut f: std::fs::File, tx: &mpsc::SyncSender<std::io::Result<Vec<u
     }
 }
 
-/// Bytes to text, piece by piece, cut after the last line break of what has come.
+fn read_piece(f: &mut std::fs::File, offset: u64) -> std::io::Result<Piece> {
+    use std::io::Seek as _;
+    if f.stream_position().ok() != Some(offset) {
+        f.seek(std::io::SeekFrom::Start(offset))?;
+    }
+    let mut buf = Vec::with_capacity(PIECE);
+    f.take(PIECE as u64).read_to_end(&mut buf)?;
+    Ok(Piece::Read(buf))
+}
+
+/// Bytes to text, piece by piece. UTF-8 is validated and parsed where it lies; only the
+/// line cut by a piece's end is copied. Other encodings are decoded piece by piece.
 struct Text {
     choice: Choice,
     decoder: Option<encoding_rs::Decoder>,
-    /// Bytes not yet made text (UTF-8 after the last line break).
-    carry_bytes: Vec<u8>,
-    /// Text after the last line break of the last piece (decoded encodings).
+    /// The start of a line cut by the end of the last piece (UTF-8 bytes, or decoded text).
+    carry: Vec<u8>,
     carry_text: String,
     had_errors: bool,
 }
@@ -84,13 +135,7 @@ impl Text {
             Choice::Utf8 => None,
             Choice::Decode { encoding, .. } => Some(encoding.new_decoder_without_bom_handling()),
         };
-        Self {
-            choice,
-            decoder,
-            carry_bytes: Vec::new(),
-            carry_text: String::new(),
-            had_errors: false,
-        }
+        Self { choice, decoder, carry: Vec::new(), carry_text: String::new(), had_errors: false }
     }
 
     fn encoding(&self) -> &'static Encoding {
@@ -100,42 +145,65 @@ impl Text {
         }
     }
 
-    /// The text of whole lines so far (all of it when `last`); `None` when the bytes are
-    /// not UTF-8 after all.
-    fn next(&mut self, bytes: &[u8], last: bool) -> Option<String> {
-        match &mut self.decoder {
-            None => {
-                self.carry_bytes.extend_from_slice(bytes);
-                let cut = if last {
-                    self.carry_bytes.len()
-                } else {
-                    self.carry_bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)
-                };
-                let rest = self.carry_bytes.split_off(cut);
-                let whole = std::mem::replace(&mut self.carry_bytes, rest);
-                simdutf8::basic::from_utf8(&whole).ok()?;
-                String::from_utf8(whole).ok()
-            }
-            Some(decoder) => {
-                let mut out = std::mem::take(&mut self.carry_text);
-                let mut src = bytes;
-                loop {
-                    let need = decoder.max_utf8_buffer_length(src.len()).unwrap_or(src.len() * 3);
-                    out.reserve(need);
-                    let (result, read, errors) = decoder.decode_to_string(src, &mut out, last);
-                    self.had_errors |= errors;
-                    src = &src[read..];
-                    if matches!(result, encoding_rs::CoderResult::InputEmpty) {
-                        break;
+    /// Hands the whole lines of `bytes` (with the line carried from before; everything
+    /// when `last`) to `body`, in order, and carries the rest. `Ok(false)` when the bytes
+    /// are not UTF-8 after all.
+    fn feed(&mut self, body: &mut Body, bytes: &[u8], last: bool) -> Result<bool, IngestError> {
+        if self.decoder.is_some() {
+            let text = self.decode(bytes, last);
+            body.feed(&text, 0)?;
+            return Ok(true);
+        }
+        let mut start = 0usize;
+        if !self.carry.is_empty() {
+            // The carried line, finished by this piece's first line break.
+            let end = if last {
+                bytes.len()
+            } else {
+                match memchr::memchr(b'\n', bytes) {
+                    Some(i) => i + 1,
+                    None => {
+                        self.carry.extend_from_slice(bytes);
+                        return Ok(true);
                     }
                 }
-                if !last {
-                    let cut = out.rfind('\n').map_or(0, |i| i + 1);
-                    self.carry_text = out.split_off(cut);
+            };
+            self.carry.extend_from_slice(&bytes[..end]);
+            let Ok(line) = simdutf8::basic::from_utf8(&self.carry) else { return Ok(false) };
+            body.feed(line, 0)?;
+            self.carry.clear();
+            start = end;
+        }
+        let rest = &bytes[start..];
+        let cut = if last { rest.len() } else { memchr::memrchr(b'\n', rest).map_or(0, |i| i + 1) };
+        let Ok(lines) = simdutf8::basic::from_utf8(&rest[..cut]) else { return Ok(false) };
+        body.feed(lines, 0)?;
+        self.carry.extend_from_slice(&rest[cut..]);
+        Ok(true)
+    }
+
+    /// Decodes `bytes` after the text carried from before; returns the whole lines (all of
+    /// it when `last`) and carries the rest.
+    fn decode(&mut self, bytes: &[u8], last: bool) -> String {
+        let mut out = std::mem::take(&mut self.carry_text);
+        if let Some(decoder) = &mut self.decoder {
+            let mut src = bytes;
+            loop {
+                let need = decoder.max_utf8_buffer_length(src.len()).unwrap_or(src.len() * 3);
+                out.reserve(need);
+                let (result, read, errors) = decoder.decode_to_string(src, &mut out, last);
+                self.had_errors |= errors;
+                src = &src[read..];
+                if matches!(result, encoding_rs::CoderResult::InputEmpty) {
+                    break;
                 }
-                Some(out)
             }
         }
+        if !last {
+            let cut = out.rfind('\n').map_or(0, |i| i + 1);
+            self.carry_text = out.split_off(cut);
+        }
+        out
     }
 }
 
@@ -149,7 +217,8 @@ fn holds_header(text: &str) -> bool {
 
 fn parse_pieces(
     file: &str,
-    rx: &mpsc::Receiver<std::io::Result<Vec<u8>>>,
+    len: Option<u64>,
+    rx: &mpsc::Receiver<Sent>,
 ) -> Result<Streamed, IngestError> {
     let io = |e: std::io::Error| IngestError::new(file, None, ErrorKind::Io(e));
     // The head: at least one piece, more until it holds the header and its sample lines.
@@ -157,7 +226,7 @@ fn parse_pieces(
     let mut ended = false;
     loop {
         match rx.recv() {
-            Ok(piece) => head.extend_from_slice(&piece.map_err(io)?),
+            Ok(piece) => head.extend_from_slice(piece.map_err(io)?.as_ref()),
             Err(_) => {
                 ended = true;
                 break;
@@ -167,7 +236,7 @@ fn parse_pieces(
             break;
         }
         if head.len() >= 4 * PIECE {
-            // Lines so long that fifty do not fit in 128 MiB: read whole, as it always was.
+            // Lines so long that fifty do not fit in 64 MiB: read whole, as it always was.
             return Ok(Streamed::Whole);
         }
     }
@@ -179,31 +248,43 @@ fn parse_pieces(
         _ => return Ok(Streamed::Whole),
     }
     let choice = advisor_ingest::decode::choose(&head, ended);
-    let mut text = Text::new(choice);
     let skip = match choice {
         Choice::Decode { skip, .. } => skip.min(head.len()),
         Choice::Utf8 => 0,
     };
-    let Some(first) = text.next(&head[skip..], ended) else {
-        return Ok(Streamed::Whole);
+    let mut text = Text::new(choice);
+    // The header is read from the head's whole lines.
+    let first = match choice {
+        Choice::Utf8 => {
+            let cut =
+                if ended { head.len() } else { memchr::memrchr(b'\n', &head).map_or(0, |i| i + 1) };
+            match simdutf8::basic::from_utf8(&head[..cut]) {
+                Ok(s) => s.to_owned(),
+                Err(_) => return Ok(Streamed::Whole),
+            }
+        }
+        Choice::Decode { .. } => text.decode(&head[skip..], ended),
     };
-    drop(head);
     let header = advisor_ingest::perfmon::read_header(file, &first)?;
     let from = header.body_start;
-    let mut body = Body::new(file, header);
+    let hint = len.map(|l| l.saturating_sub(from as u64));
+    let mut body = Body::new(file, header, hint);
     body.feed(&first, from)?;
+    if matches!(choice, Choice::Utf8) {
+        text.carry.extend_from_slice(&head[first.len()..]);
+    }
     drop(first);
+    drop(head);
     while !ended {
-        let (bytes, last) = match rx.recv() {
-            Ok(piece) => (piece.map_err(io)?, false),
-            Err(_) => (Vec::new(), true),
+        let (piece, last) = match rx.recv() {
+            Ok(piece) => (Some(piece.map_err(io)?), false),
+            Err(_) => (None, true),
         };
         ended = last;
-        let Some(piece) = text.next(&bytes, last) else {
+        let bytes = piece.as_ref().map_or(&[][..], AsRef::as_ref);
+        if !text.feed(&mut body, bytes, last)? {
             return Ok(Streamed::Whole);
-        };
-        drop(bytes);
-        body.feed(&piece, 0)?;
+        }
     }
     let decoding = Decoding { encoding: text.encoding(), had_errors: text.had_errors };
     Ok(Streamed::Read(Box::new(body.finish()?), decoding))

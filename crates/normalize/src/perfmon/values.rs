@@ -9,8 +9,6 @@
 //! not a number is missing too, and the first one of each run of good lines is kept for
 //! the warning.
 
-use polars::prelude::*;
-
 /// What the parser needs to know of the lines.
 #[derive(Debug, Clone)]
 pub(crate) struct Layout {
@@ -64,99 +62,140 @@ pub(crate) struct BadCell {
     pub(crate) column: usize,
 }
 
-/// The parsed values of some lines: one column per slot, all of `rows` rows.
-pub(crate) struct Piece {
-    pub(crate) columns: Vec<Float64Chunked>,
+/// A cell with no value, in a column being filled: a NaN that no parse gives (a cell
+/// written `NaN` parses to the canonical quiet NaN).
+pub(crate) const MISSING: f64 = f64::from_bits(0x7ff8_0000_dead_beef);
+
+/// Whether a value in a column being filled is [`MISSING`].
+pub(crate) fn is_missing(v: f64) -> bool {
+    v.to_bits() == MISSING.to_bits()
+}
+
+/// Lines in `text[r.start..r.end]` (whole lines; the last may lack its line break).
+pub(crate) fn count_lines(text: &[u8], r: &Range) -> usize {
+    let bytes = text.get(r.start..r.end).unwrap_or_default();
+    let breaks = memchr::memchr_iter(b'\n', bytes).count();
+    breaks + usize::from(bytes.last().is_some_and(|&b| b != b'\n'))
+}
+
+/// What parsing some lines found besides their values.
+pub(crate) struct Found {
     pub(crate) rows: usize,
     pub(crate) bad: Vec<BadCell>,
 }
 
-/// Parses the lines of `ranges` (in order) of `text`. `rows_hint` sizes the builders.
-pub(crate) fn parse(text: &[u8], ranges: &[Range], layout: &Layout, rows_hint: usize) -> Piece {
-    let mut builders: Vec<PrimitiveChunkedBuilder<Float64Type>> = layout
-        .columns
-        .iter()
-        .map(|&c| PrimitiveChunkedBuilder::new(format!("c{c}").into(), rows_hint))
-        .collect();
-    let mut rows = 0usize;
+/// Parses the lines of `ranges` (in order) of `text` into `columns`: one slice per slot,
+/// one element per line, [`MISSING`] where they come in; a cell with no value leaves it so.
+pub(crate) fn parse(
+    text: &[u8],
+    ranges: &[Range],
+    layout: &Layout,
+    columns: &mut [&mut [f64]],
+) -> Found {
+    let mut row = 0usize;
     let mut bad: Vec<BadCell> = Vec::new();
     let mut scratch: Vec<u8> = Vec::new();
-    // The row each slot was last filled in, to fill the gaps of a short line.
-    let mut filled_in: Vec<usize> = vec![0; builders.len()];
     for r in ranges {
         let Some(bytes) = text.get(r.start..r.end) else { continue };
-        for line in bytes.split(|&b| b == b'\n') {
+        let mut pos = 0usize;
+        while pos < bytes.len() {
+            let end = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
+            let line = &bytes[pos..end];
+            pos = end + 1;
             let line = line.strip_suffix(b"\r").unwrap_or(line);
-            if line.is_empty() {
-                // Only the end of the range (after its last `\n`).
-                continue;
-            }
-            rows += 1;
-            let mut filled = 0usize;
-            for_each_cell(line, layout.separator, |col, cell| {
-                let Some(&slot) = layout.slot_of.get(col) else { return };
-                if slot == SKIP {
-                    return;
-                }
-                let Some(b) = builders.get_mut(slot as usize) else { return };
-                filled += 1;
-                filled_in[slot as usize] = rows;
-                match number(cell, layout.decimal_comma, &mut scratch) {
-                    Cell::Value(v) => b.append_value(v),
-                    Cell::Missing => b.append_null(),
-                    Cell::NotANumber => {
-                        b.append_null();
-                        if bad.last().is_none_or(|x| x.run != r.run) {
-                            bad.push(BadCell {
-                                run: r.run,
-                                value: String::from_utf8_lossy(cell).trim_matches('"').to_owned(),
-                                column: col,
-                            });
+            let mut at = 0usize;
+            let mut col = 0usize;
+            loop {
+                let slot = layout.slot_of.get(col).copied().unwrap_or(SKIP);
+                let out = columns.get_mut(slot as usize).and_then(|c| c.get_mut(row));
+                // The common cell, `"1.25"`: the number parsed where it lies, its closing
+                // quote and the separator checked after it.
+                if let Some(out) = out {
+                    if !layout.decimal_comma
+                        && let Some((v, next)) = quick_number(line, at, layout.separator)
+                    {
+                        *out = v;
+                        at = next;
+                        col += 1;
+                        if at > line.len() {
+                            break;
+                        }
+                        continue;
+                    }
+                    let cell = cell_at(line, at, layout.separator);
+                    match number(cell, layout.decimal_comma, &mut scratch) {
+                        Cell::Value(v) => *out = v,
+                        Cell::Missing => {}
+                        Cell::NotANumber => {
+                            if bad.last().is_none_or(|x| x.run != r.run) {
+                                bad.push(BadCell {
+                                    run: r.run,
+                                    value: String::from_utf8_lossy(cell)
+                                        .trim_matches('"')
+                                        .to_owned(),
+                                    column: col,
+                                });
+                            }
                         }
                     }
+                    at += cell.len() + 1;
+                } else {
+                    at += cell_at(line, at, layout.separator).len() + 1;
                 }
-            });
-            // A line with fewer cells than the header (the scan lets none through; kept
-            // so the columns always stay the same length).
-            if filled < builders.len() {
-                for (b, at) in builders.iter_mut().zip(&mut filled_in) {
-                    if *at != rows {
-                        b.append_null();
-                        *at = rows;
-                    }
+                col += 1;
+                if at > line.len() {
+                    break;
                 }
             }
+            row += 1;
         }
     }
-    Piece { columns: builders.into_iter().map(|b| b.finish()).collect(), rows, bad }
+    Found { rows: row, bad }
 }
 
-/// Calls `f(column, cell)` for every cell of a line: a cell that opens with a quote runs to
-/// the separator after its closing quote (`""` inside is a quote), quotes included.
-fn for_each_cell(line: &[u8], sep: u8, mut f: impl FnMut(usize, &[u8])) {
-    let mut pos = 0usize;
-    let mut col = 0usize;
-    loop {
-        let rest = &line[pos..];
-        let len =
-            if rest.first() == Some(&b'"') { quoted_len(rest, sep) } else { memchr_sep(rest, sep) };
-        f(col, &rest[..len]);
-        col += 1;
-        pos += len + 1;
-        if pos > line.len() {
-            return;
+/// A number cell parsed in place: `"1.25"` or `1.25`, then the separator or the end of
+/// the line. Returns the value and where the next cell starts; `None` for anything else
+/// (blanks, letters, a decimal comma, trailing text), which [`number`] then reads. The
+/// same value as [`number`]'s: `fast-float2`'s whole parse is its partial parse that
+/// took every byte, and here every byte up to the quote was taken.
+fn quick_number(line: &[u8], at: usize, sep: u8) -> Option<(f64, usize)> {
+    let rest = line.get(at..)?;
+    let quoted = rest.first() == Some(&b'"');
+    let body = if quoted { &rest[1..] } else { rest };
+    if !body.first().is_some_and(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.')) {
+        return None;
+    }
+    let (v, n) = fast_float2::parse_partial::<f64, _>(body).ok()?;
+    let mut end = n;
+    if quoted {
+        if body.get(end) != Some(&b'"') {
+            return None;
         }
+        end += 1;
+    }
+    match body.get(end) {
+        None => Some((v, at + usize::from(quoted) + end + 1)),
+        Some(&b) if b == sep => Some((v, at + usize::from(quoted) + end + 1)),
+        Some(_) => None,
     }
 }
 
-fn memchr_sep(bytes: &[u8], sep: u8) -> usize {
-    bytes.iter().position(|&b| b == sep).unwrap_or(bytes.len())
+/// The cell that starts at `at`: one that opens with a quote runs to the separator after
+/// its closing quote (`""` inside is a quote), quotes included.
+fn cell_at(line: &[u8], at: usize, sep: u8) -> &[u8] {
+    let rest = line.get(at..).unwrap_or_default();
+    let len = if rest.first() == Some(&b'"') {
+        quoted_len(rest, sep)
+    } else {
+        memchr::memchr(sep, rest).unwrap_or(rest.len())
+    };
+    &rest[..len]
 }
 
 /// The length of a cell that opens with a quote: up to the first separator outside quotes.
 fn quoted_len(cell: &[u8], sep: u8) -> usize {
     // The common case: "value" then the separator or the end of the line.
-    if let Some(close) = cell[1..].iter().position(|&b| b == b'"') {
+    if let Some(close) = memchr::memchr(b'"', &cell[1..]) {
         let after = close + 2;
         match cell.get(after) {
             None => return after,
@@ -213,9 +252,50 @@ mod tests {
     use super::*;
 
     fn cells(line: &str) -> Vec<String> {
-        let mut out = Vec::new();
-        for_each_cell(line.as_bytes(), b',', |_, c| out.push(String::from_utf8_lossy(c).into()));
-        out
+        let (line, mut at, mut out) = (line.as_bytes(), 0usize, Vec::new());
+        loop {
+            let c = cell_at(line, at, b',');
+            out.push(String::from_utf8_lossy(c).into_owned());
+            at += c.len() + 1;
+            if at > line.len() {
+                return out;
+            }
+        }
+    }
+
+    #[test]
+    fn quick_numbers_agree_with_the_whole_parse() {
+        for cell in [
+            r#""0.015625""#,
+            "12",
+            r#""-1e-3""#,
+            r#""1.2.3""#,
+            r#""12 ""#,
+            r#"" 12""#,
+            r#""""#,
+            r#""x""#,
+            r#""+7""#,
+            r#"".5""#,
+            r#""5.""#,
+            r#""1e400""#,
+            r#""12"x"#,
+        ] {
+            let line = format!("{cell},\"9\"");
+            let whole = match number(cell.as_bytes(), false, &mut Vec::new()) {
+                Cell::Value(v) => Some(v),
+                _ => None,
+            };
+            match quick_number(line.as_bytes(), 0, b',') {
+                Some((v, next)) => {
+                    assert_eq!(Some(v), whole, "{cell}");
+                    assert_eq!(next, cell.len() + 1, "{cell}");
+                }
+                None => assert!(
+                    whole.is_none() || cell.starts_with("\" "),
+                    "{cell}: the quick path gave up on a number"
+                ),
+            }
+        }
     }
 
     #[test]
@@ -258,7 +338,7 @@ mod tests {
         let text = concat!(
             "\"01/02/2024 10:00:00.000\",\" \",\"1\",\"skip\"\r\n",
             "\"01/02/2024 10:00:01.000\",\"2\",\"x\",\"skip\"\r\n",
-            "\"01/02/2024 10:00:02.000\",\"3\",\"y\",\"skip\"\r\n",
+            "\"01/02/2024 10:00:02.000\",\"3\",\"y\",\"skip\"",
         );
         let layout = Layout::new(b',', false, 4, &[2, 1, 2]);
         let second = text.find("\"01/02/2024 10:00:02").unwrap_or(0);
@@ -266,13 +346,15 @@ mod tests {
             Range { start: 0, end: second, run: 1 },
             Range { start: second, end: text.len(), run: 2 },
         ];
-        let piece = parse(text.as_bytes(), &ranges, &layout, 2);
-        assert_eq!(piece.rows, 3);
-        let col = |i: usize| piece.columns[i].iter().collect::<Vec<_>>();
-        assert_eq!(col(0), vec![None, Some(2.0), Some(3.0)]);
-        assert_eq!(col(1), vec![Some(1.0), None, None]);
+        assert_eq!(ranges.iter().map(|r| count_lines(text.as_bytes(), r)).sum::<usize>(), 3);
+        let (mut a, mut b) = (vec![MISSING; 3], vec![MISSING; 3]);
+        let found = parse(text.as_bytes(), &ranges, &layout, &mut [&mut a[..], &mut b[..]]);
+        assert_eq!(found.rows, 3);
+        let show = |c: &[f64]| c.iter().map(|&v| (!is_missing(v)).then_some(v)).collect::<Vec<_>>();
+        assert_eq!(show(&a), vec![None, Some(2.0), Some(3.0)]);
+        assert_eq!(show(&b), vec![Some(1.0), None, None]);
         assert_eq!(
-            piece.bad,
+            found.bad,
             vec![
                 BadCell { run: 1, value: "x".into(), column: 2 },
                 BadCell { run: 2, value: "y".into(), column: 2 }
