@@ -3,8 +3,8 @@
 //! [`FORMATS`] is the reader registry: every format advisor reads, and the files it refuses,
 //! in one table. [`read`] detects a file's format from its bytes, decodes it and runs the
 //! format's reader, which returns what it read ([`Read`]): iostat, DiskSpd and fio samples in
-//! plain columns; a PerfMon CSV's header, column plan and good line runs, which
-//! `advisor-normalize` hands to polars' CSV reader. Nothing here needs polars, so the readers
+//! plain columns; a PerfMon CSV's header and column plan, whose data lines
+//! `advisor-normalize` scans (with [`perfmon::scan`]) and parses, a piece at a time. Nothing here needs polars, so the readers
 //! are tested and fuzzed without it.
 
 pub mod azure_monitor;

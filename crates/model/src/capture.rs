@@ -372,7 +372,7 @@ impl Table {
 }
 
 /// What a reader whose samples are plain columns returns (every reader but PerfMon CSV's,
-/// whose values polars parses from the text).
+/// whose values `advisor-normalize` parses from the text straight into the frame).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RawCapture {
     pub meta: CaptureMeta,

@@ -2,8 +2,8 @@
 //! canonical frame.
 //!
 //! In two halves, so that the caller can free the file's bytes between them: [`parse`]
-//! takes the values out of the text (polars' CSV reader over a PerfMon CSV's good line
-//! runs; the other readers have done so already), [`capture`] builds the frame from
+//! takes the values out of the text (a PerfMon CSV's data lines scanned and parsed by
+//! [`perfmon`]; the other readers have done so already), [`capture`] builds the frame from
 //! values alone. A PerfMon CSV read from a file in pieces arrives parsed ([`streamed`]).
 
 use advisor_ingest::decode::Decoding;

@@ -1,13 +1,13 @@
 //! PerfMon CSV: the header grammar and the counter map (English names to canonical
-//! metrics). The reader returns the plan and the runs of good lines ([`Prepared`]); the
-//! values themselves are parsed by polars in `advisor-normalize`.
+//! metrics). The reader returns the header and the column plan ([`Header`]); the data lines
+//! are scanned and their values parsed in `advisor-normalize`, a piece of text at a time.
 //!
-//! [`prepare`] does everything that needs no polars: it reads the header (separator, the
-//! `(PDH-CSV 4.0) (zone)(bias)` cell, the counter paths), plans which columns become which
-//! metric of which target ([`counters::plan`]), and scans the data lines once
-//! ([`scan::scan`]) for their time stamps and for broken lines, so that polars is handed
-//! only runs of good lines ([`Segment`]s, byte ranges of the text) and only the columns
-//! that map to a metric.
+//! [`read_header`] reads the header (separator, the `(PDH-CSV 4.0) (zone)(bias)` cell, the
+//! counter paths) and plans which columns become which metric of which target
+//! ([`counters::plan`]). [`scan::Lines`] then scans the data lines, piece by piece, for
+//! their time stamps and for broken lines, giving the runs of good lines ([`Segment`]s,
+//! byte ranges of each piece) whose planned cells are parsed; [`finish_lines`] reports what
+//! it found. [`prepare`] does all three over a text held whole.
 
 pub mod counters;
 pub mod header;
@@ -65,7 +65,7 @@ fn is_counter_header(line: &str) -> bool {
     cells.next().is_some_and(|c| c.starts_with("\\\\") && c[2..].contains('\\'))
 }
 
-/// What polars needs to read a PerfMon CSV, and everything learned without it.
+/// A PerfMon CSV held whole, prepared: the header, the plan and the runs of good lines.
 #[derive(Debug, Clone)]
 pub struct Prepared {
     /// Version, zone, hosts, targets, ignored counters, warnings and notes.

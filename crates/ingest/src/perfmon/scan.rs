@@ -1,5 +1,5 @@
-//! One pass over the data lines before polars reads them: each line's time stamp is read,
-//! its cells counted, and the runs of good lines are handed to polars as byte ranges of the
+//! One pass over the data lines before their values are parsed: each line's time stamp is
+//! read, its cells counted, and the runs of good lines are handed on as byte ranges of the
 //! text (no copy). Broken lines (wrong cell count, an open quote, a time stamp that is not
 //! one, a repeated header) fall between runs and are reported with their line numbers.
 //!

@@ -52,6 +52,8 @@ pub(crate) struct Body {
     run: u64,
     bad: Vec<BadCell>,
     threads: usize,
+    /// Pieces with more bytes of good lines than this are parsed on `threads` threads.
+    parallel_bytes: usize,
 }
 
 impl Body {
@@ -72,6 +74,7 @@ impl Body {
             run: 0,
             bad: Vec::new(),
             threads,
+            parallel_bytes: PARALLEL_BYTES,
         }
     }
 
@@ -88,7 +91,7 @@ impl Body {
         }
         let bytes = text.as_bytes();
         let good: usize = ranges.iter().map(|r| r.end - r.start).sum();
-        let shares = if good > PARALLEL_BYTES && self.threads > 1 {
+        let shares = if good > self.parallel_bytes && self.threads > 1 {
             split(bytes, &ranges, self.threads)
         } else {
             vec![ranges]
@@ -498,8 +501,10 @@ mod tests {
         assert_eq!(values[0].iter().filter(|v| v.is_none()).count(), 31);
         assert!(warnings.iter().any(|w| w.contains("(e.g. `x23`)")), "{warnings:?}");
         assert_eq!(warnings.iter().filter(|w| w.contains("not numbers")).count(), 31);
-        for piece in [1000, 4096, 77_777] {
+        // Pieces of several sizes, parsed on one thread or split between three.
+        for (piece, threads) in [(1000, 1), (4096, 1), (77_777, 1), (4096, 3), (77_777, 3)] {
             let mut body = Body::new("x.csv", header.clone(), Some(piece as u64));
+            (body.threads, body.parallel_bytes) = (threads, 0);
             let mut at = header.body_start;
             body.feed(&text[..at], at).unwrap_or_else(|e| panic!("{e}"));
             while at < text.len() {
@@ -513,7 +518,7 @@ mod tests {
             assert_eq!(
                 summary(&pieces),
                 (values.clone(), times.clone(), warnings.clone()),
-                "{piece}"
+                "{piece} bytes on {threads} threads"
             );
         }
     }

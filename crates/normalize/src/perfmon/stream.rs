@@ -54,27 +54,32 @@ type Sent = std::io::Result<Piece>;
 
 /// Reads the PerfMon CSV at `path` in pieces; [`Streamed::Whole`] for anything else.
 pub(crate) fn read_file(file: &str, path: &Path) -> Result<Streamed, IngestError> {
+    read_file_in(file, path, PIECE)
+}
+
+/// [`read_file`] with pieces of `piece` bytes (a multiple of the page size).
+fn read_file_in(file: &str, path: &Path, piece: usize) -> Result<Streamed, IngestError> {
     let io = |e: std::io::Error| IngestError::new(file, None, ErrorKind::Io(e));
     let f = std::fs::File::open(path).map_err(io)?;
     let len = f.metadata().ok().filter(std::fs::Metadata::is_file).map(|m| m.len());
     let (tx, rx) = mpsc::sync_channel::<Sent>(0);
     std::thread::scope(|s| {
-        s.spawn(move || send_pieces(f, len, &tx));
-        let out = parse_pieces(file, len, &rx);
+        s.spawn(move || send_pieces(f, len, piece, &tx));
+        let out = parse_pieces(file, len, piece, &rx);
         // Stop the reader if the parse ended early.
         drop(rx);
         out
     })
 }
 
-/// Sends the file in pieces of [`PIECE`] bytes (the last one shorter), then nothing.
-fn send_pieces(mut f: std::fs::File, len: Option<u64>, tx: &mpsc::SyncSender<Sent>) {
+/// Sends the file in pieces of `piece` bytes (the last one shorter), then nothing.
+fn send_pieces(mut f: std::fs::File, len: Option<u64>, piece: usize, tx: &mpsc::SyncSender<Sent>) {
     let mut offset = 0u64;
     loop {
-        let piece = match len {
+        let next = match len {
             Some(len) if offset >= len => return,
             Some(len) => {
-                let n = (len - offset).min(PIECE as u64);
+                let n = (len - offset).min(piece as u64);
                 let mut options = memmap2::MmapOptions::new();
                 options.offset(offset).len(n as usize).populate();
                 match MMapSemaphore::new_from_file_with_options(&f, options) {
@@ -83,14 +88,14 @@ fn send_pieces(mut f: std::fs::File, len: Option<u64>, tx: &mpsc::SyncSender<Sen
                         Ok(Piece::Mapped(m))
                     }
                     // Not mappable after all: read it.
-                    Err(_) => read_piece(&mut f, offset).inspect(|p| {
+                    Err(_) => read_piece(&mut f, offset, piece).inspect(|p| {
                         offset += p.as_ref().len() as u64;
                     }),
                 }
             }
-            None => read_piece(&mut f, offset),
+            None => read_piece(&mut f, offset, piece),
         };
-        match piece {
+        match next {
             Ok(p) if p.as_ref().is_empty() => return,
             Ok(p) => {
                 if len.is_none() {
@@ -108,13 +113,13 @@ fn send_pieces(mut f: std::fs::File, len: Option<u64>, tx: &mpsc::SyncSender<Sen
     }
 }
 
-fn read_piece(f: &mut std::fs::File, offset: u64) -> std::io::Result<Piece> {
+fn read_piece(f: &mut std::fs::File, offset: u64, piece: usize) -> std::io::Result<Piece> {
     use std::io::Seek as _;
     if f.stream_position().ok() != Some(offset) {
         f.seek(std::io::SeekFrom::Start(offset))?;
     }
-    let mut buf = Vec::with_capacity(PIECE);
-    f.take(PIECE as u64).read_to_end(&mut buf)?;
+    let mut buf = Vec::with_capacity(piece);
+    f.take(piece as u64).read_to_end(&mut buf)?;
     Ok(Piece::Read(buf))
 }
 
@@ -218,6 +223,7 @@ fn holds_header(text: &str) -> bool {
 fn parse_pieces(
     file: &str,
     len: Option<u64>,
+    piece: usize,
     rx: &mpsc::Receiver<Sent>,
 ) -> Result<Streamed, IngestError> {
     let io = |e: std::io::Error| IngestError::new(file, None, ErrorKind::Io(e));
@@ -235,7 +241,7 @@ fn parse_pieces(
         if holds_header(&String::from_utf8_lossy(&head)) {
             break;
         }
-        if head.len() >= 4 * PIECE {
+        if head.len() >= 4 * piece {
             // Lines so long that fifty do not fit in 64 MiB: read whole, as it always was.
             return Ok(Streamed::Whole);
         }
@@ -288,4 +294,106 @@ fn parse_pieces(
     }
     let decoding = Decoding { encoding: text.encoding(), had_errors: text.had_errors };
     Ok(Streamed::Read(Box::new(body.finish()?), decoding))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A capture of `lines` data lines with a non-ASCII instance name, a blank line, a
+    /// broken line and a cell that is not a number along the way.
+    fn capture(lines: usize) -> String {
+        let disk = "\\\\H\\PhysicalDisk(0 C: Daten\u{e4})";
+        let mut text = format!(
+            "\"(PDH-CSV 4.0) (UTC)(0)\",\"{disk}\\Disk Reads/sec\",\"{disk}\\Avg. Disk sec/Read\",\"\\\\H\\Memory\\Available MBytes\"\r\n"
+        );
+        for i in 0..lines {
+            let (h, m, s) = (i / 3600 % 24, i / 60 % 60, i % 60);
+            let time = format!("\"01/02/2024 {h:02}:{m:02}:{s:02}.000\"");
+            match i {
+                700 => text.push_str("\r\n"),
+                900 => text.push_str(&format!("{time},\"1\"\r\n")),
+                1300 => text.push_str(&format!("{time},\"n/a\",\"0.001\",\"512\"\r\n")),
+                _ => text.push_str(&format!(
+                    "{time},\"{i}.25\",\"0.00{}\",\"{}\"\r\n",
+                    i % 9,
+                    512 - i % 5
+                )),
+            }
+        }
+        text
+    }
+
+    type Values = (Vec<Vec<Option<f64>>>, Vec<i64>, Vec<String>);
+
+    fn values(p: &Parsed) -> Values {
+        (
+            p.values.iter().map(|c| c.iter().collect()).collect(),
+            p.time_ms.clone(),
+            p.meta.warnings.iter().map(ToString::to_string).collect(),
+        )
+    }
+
+    fn whole(text: &str) -> Parsed {
+        let header =
+            advisor_ingest::perfmon::read_header("c.csv", text).unwrap_or_else(|e| panic!("{e}"));
+        super::super::parse("c.csv", header, text).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn streamed(bytes: &[u8], piece: usize) -> Option<(Parsed, Decoding)> {
+        let path = std::env::temp_dir().join(format!(
+            "advisor-stream-{}-{piece}-{}.csv",
+            std::process::id(),
+            bytes.len()
+        ));
+        std::fs::write(&path, bytes).unwrap_or_else(|e| panic!("{e}"));
+        let out = read_file_in("c.csv", &path, piece).unwrap_or_else(|e| panic!("{e}"));
+        let _ = std::fs::remove_file(&path);
+        match out {
+            Streamed::Read(p, d) => Some((*p, d)),
+            Streamed::Whole => None,
+        }
+    }
+
+    #[test]
+    fn pieces_of_a_file_give_the_whole_texts_values() {
+        let text = capture(3000);
+        let want = values(&whole(&text));
+        assert!(want.2.iter().any(|w| w.contains("`n/a`")), "{:?}", want.2);
+        assert_eq!(want.1.len(), 2998);
+        // Pieces of one page, of three, and larger than the file.
+        for piece in [4096, 3 * 4096, 1 << 20] {
+            let (got, decoding) =
+                streamed(text.as_bytes(), piece).unwrap_or_else(|| panic!("{piece}: read whole"));
+            assert_eq!(values(&got), want, "{piece}");
+            assert_eq!(decoding.encoding, UTF_8);
+        }
+    }
+
+    #[test]
+    fn other_encodings_are_decoded_piece_by_piece() {
+        let text = capture(1500);
+        let want = values(&whole(&text));
+        let mut utf16 = vec![0xff, 0xfe];
+        for u in text.encode_utf16() {
+            utf16.extend_from_slice(&u.to_le_bytes());
+        }
+        let (got, decoding) = streamed(&utf16, 4096).unwrap_or_else(|| panic!("read whole"));
+        assert_eq!(values(&got), want);
+        assert_eq!(decoding.encoding, encoding_rs::UTF_16LE);
+        let (latin1, _, _) = encoding_rs::WINDOWS_1252.encode(&text);
+        let (got, decoding) = streamed(&latin1, 4096).unwrap_or_else(|| panic!("read whole"));
+        assert_eq!(values(&got), want);
+        assert_eq!(decoding.encoding, encoding_rs::WINDOWS_1252);
+    }
+
+    #[test]
+    fn a_utf8_start_with_a_broken_middle_is_read_whole() {
+        let mut bytes = capture(3000).into_bytes();
+        let at = bytes.len() - 2000;
+        bytes[at] = 0xe4;
+        assert!(streamed(&bytes, 4096).is_none());
+        // Not a PerfMon CSV: read whole too.
+        assert!(streamed(b"Linux 5.15 (host)\n", 4096).is_none());
+    }
 }
