@@ -99,6 +99,32 @@ fn fixed(catalog: &Catalog, kind: DiskKind, need: Need) -> Option<DiskOption> {
     None
 }
 
+/// An option of a provisioned kind (Premium SSD v2, Ultra Disk): `n` members of `gib` GiB,
+/// each given `(iops, mbps)`; the option's figures are the stripe's.
+fn provisioned(
+    kind: DiskKind,
+    sku: &str,
+    n: u32,
+    gib: f64,
+    (iops, mbps): (f64, f64),
+    (deciding, margin_pct): (String, f64),
+) -> DiskOption {
+    let nf = f64::from(n);
+    DiskOption {
+        kind: kind.label().to_owned(),
+        sku: sku.to_owned(),
+        count: n,
+        size_gib: gib,
+        iops: iops * nf,
+        mbps: mbps * nf,
+        deciding,
+        margin_pct,
+        monthly_cost: None,
+        suitable: true,
+        why: String::new(),
+    }
+}
+
 /// Premium SSD v2 provisioned for `need` (a stripe when one disk's maximum is short).
 fn premium_v2(catalog: &Catalog, need: Need) -> Option<DiskOption> {
     let max = catalog.max_of(DiskKind::PremiumSsdV2)?;
@@ -122,19 +148,14 @@ fn premium_v2(catalog: &Catalog, need: Need) -> Option<DiskOption> {
         } else {
             deciding(&[("iops", iops * nf, need.iops), ("mbps", mbps * nf, need.mbps)])
         };
-        return Some(DiskOption {
-            kind: DiskKind::PremiumSsdV2.label().to_owned(),
-            sku: "PremiumV2".to_owned(),
-            count: n,
-            size_gib: gib,
-            iops: iops * nf,
-            mbps: mbps * nf,
-            deciding: dec,
-            margin_pct: mar,
-            monthly_cost: None,
-            suitable: true,
-            why: String::new(),
-        });
+        return Some(provisioned(
+            DiskKind::PremiumSsdV2,
+            "PremiumV2",
+            n,
+            gib,
+            (iops, mbps),
+            (dec, mar),
+        ));
     }
     None
 }
@@ -161,19 +182,7 @@ fn ultra(catalog: &Catalog, need: Need) -> Option<DiskOption> {
         let gib = member_gib.max(f64::from(size.min_gib));
         let (dec, mar) =
             deciding(&[("iops", iops * nf, need.iops), ("mbps", mbps * nf, need.mbps)]);
-        return Some(DiskOption {
-            kind: DiskKind::Ultra.label().to_owned(),
-            sku: "Ultra".to_owned(),
-            count: n,
-            size_gib: gib,
-            iops: iops * nf,
-            mbps: mbps * nf,
-            deciding: dec,
-            margin_pct: mar,
-            monthly_cost: None,
-            suitable: true,
-            why: String::new(),
-        });
+        return Some(provisioned(DiskKind::Ultra, "Ultra", n, gib, (iops, mbps), (dec, mar)));
     }
     None
 }
