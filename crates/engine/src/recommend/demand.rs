@@ -38,9 +38,13 @@ pub(crate) fn sum(all: &[Series]) -> Series {
 
 /// A sum of series taken one at a time (see [`sum`]): a budget's demand is added up disk by
 /// disk, so no disk's series is kept once it is counted.
+///
+/// The timed samples are kept sorted by time stamp, and a series (time-ordered, as
+/// [`Capture::series`] gives it) is merged in one pass; each time stamp's sum is taken in
+/// the order the series were added, as a map keyed by time stamp would take it.
 #[derive(Debug, Default)]
 pub(crate) struct Sum {
-    timed: BTreeMap<i64, f64>,
+    timed: Vec<(i64, f64)>,
     untimed: Vec<f64>,
     parts: usize,
 }
@@ -48,10 +52,11 @@ pub(crate) struct Sum {
 impl Sum {
     pub(crate) fn add(&mut self, s: &Series) {
         self.parts += 1;
+        let mut timed: Vec<(i64, f64)> = Vec::with_capacity(s.len());
         let mut i = 0;
         for (t, v) in s {
             match t {
-                Some(t) => *self.timed.entry(*t).or_insert(0.0) += v,
+                Some(t) => timed.push((*t, *v)),
                 None => {
                     if let Some(x) = self.untimed.get_mut(i) {
                         *x += v;
@@ -62,6 +67,49 @@ impl Sum {
                 }
             }
         }
+        // Stable: samples at one time stamp keep their order.
+        if !timed.is_sorted_by_key(|(t, _)| *t) {
+            timed.sort_by_key(|(t, _)| *t);
+        }
+        self.merge(&timed);
+    }
+
+    /// Adds time-sorted samples: where the time stamps are the ones already held (the
+    /// targets of one capture share them), in place.
+    fn merge(&mut self, add: &[(i64, f64)]) {
+        let same_axis = add.len() <= self.timed.len()
+            && add.iter().zip(&self.timed).all(|((a, _), (b, _))| a == b)
+            && add.windows(2).all(|w| w[0].0 < w[1].0);
+        if same_axis {
+            for ((_, x), (_, v)) in self.timed.iter_mut().zip(add) {
+                *x += v;
+            }
+            return;
+        }
+        let old = std::mem::take(&mut self.timed);
+        let mut out: Vec<(i64, f64)> = Vec::with_capacity(old.len() + add.len());
+        let mut old = old.into_iter().peekable();
+        for &(t, v) in add {
+            while let Some(&(ot, ov)) = old.peek()
+                && ot < t
+            {
+                out.push((ot, ov));
+                old.next();
+            }
+            match out.last_mut() {
+                // A time stamp this series already had.
+                Some((lt, x)) if *lt == t => *x += v,
+                _ => match old.peek() {
+                    Some(&(ot, ov)) if ot == t => {
+                        out.push((ot, ov + v));
+                        old.next();
+                    }
+                    _ => out.push((t, 0.0 + v)),
+                },
+            }
+        }
+        out.extend(old);
+        self.timed = out;
     }
 
     /// Whether nothing was added.
@@ -143,6 +191,77 @@ mod tests {
         let f = figure(&s, 95.0, 1.2, None).expect("figure");
         assert_eq!((f.observed, f.peak), (95.0, 100.0));
         assert!((f.needed - 114.0).abs() < 1e-9);
+    }
+
+    /// The sum as a map keyed by time stamp takes it: the reference the merge must match
+    /// bit for bit.
+    fn by_map(all: &[Series]) -> Series {
+        let mut timed: BTreeMap<i64, f64> = BTreeMap::new();
+        let mut untimed: Vec<f64> = Vec::new();
+        for s in all {
+            let mut i = 0;
+            for (t, v) in s {
+                match t {
+                    Some(t) => *timed.entry(*t).or_insert(0.0) += v,
+                    None => {
+                        match untimed.get_mut(i) {
+                            Some(x) => *x += v,
+                            None => untimed.push(*v),
+                        }
+                        i += 1;
+                    }
+                }
+            }
+        }
+        let mut out: Series = timed.into_iter().map(|(t, v)| (Some(t), v)).collect();
+        out.extend(untimed.into_iter().map(|v| (None, v)));
+        out
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn merged_sums_are_the_maps_bit_for_bit(
+            all in proptest::collection::vec(
+                proptest::collection::vec(
+                    (proptest::option::weighted(0.9, 0i64..40), -1e6f64..1e6),
+                    0..60,
+                ),
+                0..6,
+            ),
+            sorted in proptest::collection::vec(proptest::bool::ANY, 6),
+        ) {
+            // Mostly time-ordered series (as captures give them), some not, some sharing
+            // one axis, with repeated time stamps and untimed samples.
+            let all: Vec<Series> = all
+                .into_iter()
+                .zip(sorted)
+                .map(|(mut s, sorted)| {
+                    if sorted {
+                        s.sort_by_key(|(t, _)| *t);
+                    }
+                    s
+                })
+                .collect();
+            let got = sum(&all);
+            let want = by_map(&all);
+            let bits = |s: &Series| s.iter().map(|(t, v)| (*t, v.to_bits())).collect::<Vec<_>>();
+            proptest::prop_assert_eq!(bits(&got), bits(&want));
+        }
+    }
+
+    #[test]
+    fn shared_axes_sum_in_place() {
+        let axis: Vec<i64> = (0..1000).map(|i| i * 1000).collect();
+        let all: Vec<Series> = (0..4)
+            .map(|k| axis.iter().map(|t| (Some(*t), (t / 1000 + k) as f64 * 0.1)).collect())
+            .collect();
+        let bits = |s: &Series| s.iter().map(|(t, v)| (*t, v.to_bits())).collect::<Vec<_>>();
+        assert_eq!(bits(&sum(&all)), bits(&by_map(&all)));
+        // A shorter series on the same axis, then one with a time stamp of its own.
+        let short: Series = all[0][..10].to_vec();
+        let odd: Series = vec![(Some(500), 1.0), (Some(999_000), 2.0), (Some(2_000_000), 3.0)];
+        let more = [all.clone(), vec![short, odd]].concat();
+        assert_eq!(bits(&sum(&more)), bits(&by_map(&more)));
     }
 
     #[test]
