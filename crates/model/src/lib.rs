@@ -11,6 +11,7 @@ mod episode;
 pub mod limits;
 mod location;
 mod metric;
+pub mod par;
 mod rank;
 mod recommend;
 

@@ -72,30 +72,13 @@ impl Capture {
     /// Stats of every metric for every target that has values.
     ///
     /// Each target's rows are its part (see [`crate::parts`]); the targets are shared out
-    /// among the machine's cores.
+    /// among the machine's cores, one at a time.
     pub fn summary(&self) -> Vec<TargetStats> {
         let n = self.meta.targets.len();
-        let threads = std::thread::available_parallelism().map_or(1, |p| p.get()).clamp(1, 8);
-        let per = n.div_ceil(threads).max(1);
-        let targets: Vec<u32> = (0..n as u32).collect();
-        let mut out: Vec<TargetStats> = Vec::with_capacity(n);
-        std::thread::scope(|scope| {
-            let jobs: Vec<_> = targets
-                .chunks(per)
-                .map(|chunk| {
-                    scope.spawn(move || {
-                        chunk.iter().filter_map(|t| self.target_stats(*t)).collect::<Vec<_>>()
-                    })
-                })
-                .collect();
-            for job in jobs {
-                match job.join() {
-                    Ok(part) => out.extend(part),
-                    Err(panic) => std::panic::resume_unwind(panic),
-                }
-            }
-        });
-        out
+        advisor_model::par::map_indexed(n, 8, |t| self.target_stats(t as u32))
+            .into_iter()
+            .flatten()
+            .collect()
     }
 
     /// Stats of every metric of one target; `None` when it has no value.

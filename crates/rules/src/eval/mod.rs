@@ -81,25 +81,12 @@ pub fn evaluate<'r>(
     series: &dyn SeriesSource,
 ) -> Outcome {
     let rules: Vec<&CheckedRule> = rules.into_iter().collect();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8);
-    let chunk = rules.len().div_ceil(threads).max(1);
-    let cache = &SeriesCache::default();
-    let parts: Vec<Outcome> = std::thread::scope(|s| {
-        let handles: Vec<_> = rules
-            .chunks(chunk)
-            .map(|c| {
-                s.spawn(move || {
-                    let mut o = Outcome::default();
-                    for r in c {
-                        let one = evaluate_rule_with(r, facts, series, cache);
-                        o.findings.extend(one.findings);
-                        o.not_evaluated.extend(one.not_evaluated);
-                    }
-                    o
-                })
-            })
-            .collect();
-        handles.into_iter().filter_map(|h| h.join().ok()).collect()
+    let cache = &SeriesCache::for_rules(&rules);
+    // Rule by rule: a few rules over many series take most of the time.
+    let parts = advisor_model::par::map_indexed(rules.len(), 8, |i| {
+        let out = evaluate_rule_with(rules[i], facts, series, cache);
+        cache.release(rules[i]);
+        out
     });
     let mut out = Outcome::default();
     for p in parts {
@@ -223,12 +210,56 @@ type StoredSeries = Option<(Times, Arc<Vec<f64>>)>;
 #[derive(Default)]
 struct SeriesCache {
     series: Mutex<HashMap<(TargetId, Metric), StoredSeries>>,
+    /// Per metric, the rules still to be evaluated that read it: when none is left, its
+    /// series are dropped, so the cache never holds every series of a large capture at
+    /// once. A metric not counted here is kept (a rule read outside [`evaluate`]).
+    users: Mutex<HashMap<Metric, usize>>,
     /// The distinct time axes seen per capture: a new series whose time stamps equal one
     /// of them shares it, so operations between its targets' series pair by position.
     axes: Mutex<HashMap<usize, Vec<Times>>>,
 }
 
 impl SeriesCache {
+    /// A cache for `rules`: each metric counted once per rule that reads it, and once
+    /// more, never to be released, when an `explains ... where` condition reads it (those
+    /// are evaluated after every rule).
+    fn for_rules(rules: &[&CheckedRule]) -> Self {
+        let mut users: HashMap<Metric, usize> = HashMap::new();
+        for r in rules {
+            for m in rule_metrics(r) {
+                *users.entry(m).or_default() += 1;
+            }
+            if let Some(cond) = &r.explains_where {
+                let mut ms = Vec::new();
+                expr_metrics(cond, &mut ms);
+                for m in ms {
+                    *users.entry(m).or_default() += 1;
+                }
+            }
+        }
+        Self { users: Mutex::new(users), ..Self::default() }
+    }
+
+    /// `rule` is done: the series of the metrics no rule still to come reads are dropped.
+    fn release(&self, rule: &CheckedRule) {
+        let mut done: Vec<Metric> = Vec::new();
+        if let Ok(mut users) = self.users.lock() {
+            for m in rule_metrics(rule) {
+                if let Some(n) = users.get_mut(&m) {
+                    *n = n.saturating_sub(1);
+                    if *n == 0 {
+                        done.push(m);
+                    }
+                }
+            }
+        }
+        if !done.is_empty()
+            && let Ok(mut series) = self.series.lock()
+        {
+            series.retain(|(_, m), _| !done.contains(m));
+        }
+    }
+
     fn axis(&self, capture: usize, times: Vec<Option<i64>>) -> Times {
         let Ok(mut axes) = self.axes.lock() else { return Arc::new(times) };
         let known = axes.entry(capture).or_default();
@@ -766,6 +797,65 @@ impl<'a> Evaluation<'a> {
             cache.insert((t, m), stored.clone());
         }
         stored
+    }
+}
+
+/// The metrics a rule reads, each once: every series it can ask the cache for.
+fn rule_metrics(rule: &CheckedRule) -> Vec<Metric> {
+    let mut out = Vec::new();
+    let parts = |parts: &[TypedPart], out: &mut Vec<Metric>| {
+        for p in parts {
+            if let TypedPart::Value { expr, .. } = p {
+                expr_metrics(expr, out);
+            }
+        }
+    };
+    expr_metrics(&rule.when, &mut out);
+    for l in &rule.lets {
+        expr_metrics(&l.expr, &mut out);
+    }
+    parts(&rule.evidence, &mut out);
+    parts(&rule.fix, &mut out);
+    for c in &rule.cases {
+        expr_metrics(&c.when, &mut out);
+        parts(&c.evidence, &mut out);
+        parts(&c.fix, &mut out);
+    }
+    if let Some(e) = &rule.episodes {
+        for x in [Some(&e.series), Some(&e.cap), Some(&e.ratio), e.latency.as_ref()]
+            .into_iter()
+            .flatten()
+        {
+            expr_metrics(x, &mut out);
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Adds the metrics `e` reads to `out`.
+fn expr_metrics(e: &TypedExpr, out: &mut Vec<Metric>) {
+    match &e.kind {
+        TypedExprKind::Ref(Ref::Metric { metric, .. }) => out.push(*metric),
+        TypedExprKind::Unary(_, x) => expr_metrics(x, out),
+        TypedExprKind::Binary(_, a, b) => {
+            expr_metrics(a, out);
+            expr_metrics(b, out);
+        }
+        TypedExprKind::Call(_, args) => args.iter().for_each(|a| expr_metrics(a, out)),
+        TypedExprKind::Aggregate { body, filter, .. } => {
+            expr_metrics(body, out);
+            if let Some(f) = filter {
+                expr_metrics(f, out);
+            }
+        }
+        TypedExprKind::Number(_)
+        | TypedExprKind::Bool(_)
+        | TypedExprKind::Text(_)
+        | TypedExprKind::Cache(_)
+        | TypedExprKind::Role(_)
+        | TypedExprKind::Ref(_) => {}
     }
 }
 
