@@ -40,12 +40,15 @@ pub(crate) struct Settings<'a> {
     pub(crate) catalog: &'a Arc<CatalogCaps>,
 }
 
-/// Analyzes captures already read, timing its parts.
-pub(crate) fn run(
+/// Analyzes captures already read, timing its parts. `beside` is given the findings once
+/// the rules are done, and runs on a thread of its own while the charts and summaries are
+/// made; what it returns comes back with the analysis.
+pub(crate) fn run<R: Send>(
     captures: &[Capture],
     topology: Option<&Topology>,
     settings: &Settings<'_>,
-) -> (Analysis, Timings) {
+    beside: impl FnOnce(&[advisor_model::Finding]) -> R + Send,
+) -> (Analysis, Timings, R) {
     let mut timings = Timings::default();
     let t = Instant::now();
     let mut bound = bind(captures, topology, settings.busy_iops);
@@ -68,13 +71,19 @@ pub(crate) fn run(
     }
     warnings.extend(platform.notes.iter().cloned());
     warnings.extend(captures.iter().filter_map(coarse_interval));
-    let t = Instant::now();
-    let series = series::sampled(&bound, &source, settings.chart_points);
-    let curves = curves(captures);
-    timings.charts_s = t.elapsed().as_secs_f64();
-    let t = Instant::now();
-    let targets = target_summaries(captures, &bound);
-    timings.summaries_s = t.elapsed().as_secs_f64();
+    let findings = &outcome.findings;
+    let (series, curves, targets, beside) = std::thread::scope(|s| {
+        let job = s.spawn(move || beside(findings));
+        let t = Instant::now();
+        let series = series::sampled(&bound, &source, settings.chart_points);
+        let curves = curves(captures);
+        timings.charts_s = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let targets = target_summaries(captures, &bound);
+        timings.summaries_s = t.elapsed().as_secs_f64();
+        let beside = job.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (series, curves, targets, beside)
+    });
     let analysis = Analysis {
         schema: REPORT_SCHEMA.to_owned(),
         tool: ToolInfo {
@@ -90,7 +99,7 @@ pub(crate) fn run(
         series,
         curves,
     };
-    (analysis, timings)
+    (analysis, timings, beside)
 }
 
 fn fmt_time(ms: i64) -> String {

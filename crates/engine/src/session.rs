@@ -443,28 +443,36 @@ impl Session {
             chart_points: self.chart_points,
             catalog: &self.caps,
         };
-        let (mut analysis, timings) = analyze::run(captures, topology, &settings);
-        self.name_recommendation(&mut analysis, captures, topology);
+        // The proposal is worked out beside the charts and summaries, once the rules have
+        // said whether any finding is about a cap.
+        let (mut analysis, timings, proposal) = analyze::run(captures, topology, &settings, |f| {
+            self.cap_recommendation(f, captures, topology)
+        });
+        if let Some(line) = proposal {
+            for f in analysis.findings.iter_mut().filter(|f| f.episode_window.is_some()) {
+                f.recommendation = Some(line.clone());
+            }
+        }
         (analysis, timings)
     }
 
     /// Each cap finding names, beside its fix, what `advisor recommend` proposes (its defaults: the
     /// 95th percentile of demand with 1.2 headroom), when the topology gives a VM size and
     /// the proposal changes the VM size or a disk (its SKU, count or host caching).
-    fn name_recommendation(
+    fn cap_recommendation(
         &self,
-        analysis: &mut Analysis,
+        findings: &[advisor_model::Finding],
         captures: &[Capture],
         topology: Option<&Topology>,
-    ) {
+    ) -> Option<String> {
         // Cap findings are those timed against a cap (issue 16's episodes).
-        if !analysis.findings.iter().any(|f| f.episode_window.is_some()) {
-            return;
+        if !findings.iter().any(|f| f.episode_window.is_some()) {
+            return None;
         }
-        let Some(topology) = topology else { return };
+        let topology = topology?;
         let r = self.recommend_captures(captures, Some(topology), &RecommendOptions::default());
         if r.current.vm.is_none() || r.vm.chosen.is_none() {
-            return;
+            return None;
         }
         let disks =
             |c: &advisor_model::Configuration| -> Vec<(String, Option<String>, u32, String)> {
@@ -474,18 +482,15 @@ impl Session {
                     .collect()
             };
         if r.current.vm == r.proposed.vm && disks(&r.current) == disks(&r.proposed) {
-            return;
+            return None;
         }
-        let line = format!(
+        Some(format!(
             "{} (advisor recommend: p{:.0} of demand x {}, {} confidence)",
             advisor_report::recommendation_headline(&r),
             r.basis.percentile,
             r.basis.headroom,
             r.confidence.level,
-        );
-        for f in analysis.findings.iter_mut().filter(|f| f.episode_window.is_some()) {
-            f.recommendation = Some(line.clone());
-        }
+        ))
     }
 
     /// The whole of an analysis: bundles opened, the topology from its sources (and the
