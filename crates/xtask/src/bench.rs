@@ -119,6 +119,16 @@ pub(crate) fn peak_rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
+/// CPU seconds this process has used (user and system, every thread), from
+/// `/proc/self/stat` (clock ticks of 1/100 s), 0 when unknown.
+pub(crate) fn cpu_s() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else { return 0.0 };
+    // Fields after the command name (which may hold spaces), from the 3rd: utime is the 14th.
+    let Some((_, rest)) = stat.rsplit_once(')') else { return 0.0 };
+    let f: Vec<f64> = rest.split_whitespace().map(|x| x.parse().unwrap_or(0.0)).collect();
+    (f.get(11).copied().unwrap_or(0.0) + f.get(12).copied().unwrap_or(0.0)) / 100.0
+}
+
 fn ensure(file: &Path, make: impl FnOnce(&Path) -> Result<u64>) -> Result<()> {
     if file.exists() {
         return Ok(());
@@ -554,9 +564,10 @@ pub(crate) fn case(file: &Path, topology: Option<&Path>, started: Instant) -> Re
     let t = Instant::now();
     let session = Session::builder().build().map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut setup_s = t.elapsed().as_secs_f64();
-    let t = Instant::now();
+    let (t, cpu) = (Instant::now(), cpu_s());
     let captures = read(&session)?;
     let mut read_s = t.elapsed().as_secs_f64();
+    let read_cpu_s = cpu_s() - cpu;
     let rows = captures.iter().map(|c| c.rows()).sum::<usize>();
     let t = Instant::now();
     let sources = TopologySources {
@@ -565,9 +576,10 @@ pub(crate) fn case(file: &Path, topology: Option<&Path>, started: Instant) -> Re
     };
     let topo = session.topology(&sources).map_err(|e| anyhow::anyhow!("{e}"))?;
     setup_s += t.elapsed().as_secs_f64();
-    let t = Instant::now();
+    let (t, cpu) = (Instant::now(), cpu_s());
     let (analysis, timings) = session.analyze_captures_timed(&captures, topo.as_ref());
     let analysis_s = t.elapsed().as_secs_f64();
+    let analysis_cpu_s = cpu_s() - cpu;
     let t = Instant::now();
     let report = session.render(&analysis, advisor_report::Format::Markdown)?;
     let render_s = t.elapsed().as_secs_f64();
@@ -591,6 +603,7 @@ pub(crate) fn case(file: &Path, topology: Option<&Path>, started: Instant) -> Re
         "{}",
         json!({
             "bytes": bytes, "rows": rows, "read_s": read_s, "setup_s": setup_s,
+            "read_cpu_s": read_cpu_s, "analysis_cpu_s": analysis_cpu_s,
             "analysis_s": analysis_s, "render_s": render_s,
             "context_s": timings.context_s, "rules_s": timings.rules_s,
             "summaries_s": timings.summaries_s, "charts_s": timings.charts_s,
