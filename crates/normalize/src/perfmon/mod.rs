@@ -45,7 +45,10 @@ pub(crate) struct Body {
     header: Header,
     layout: Arc<Layout>,
     lines: Lines,
+    /// One column per slot, `rows` long so far; room past that is zero (calloc'd pages
+    /// the kernel has not handed out yet) until the parser writes it.
     values: Vec<Vec<f64>>,
+    rows: usize,
     /// Bytes of data lines still to come, when known (sizes the columns).
     size_hint: Option<u64>,
     /// Runs of good lines seen so far (the number of the current one).
@@ -70,6 +73,7 @@ impl Body {
             layout: Arc::new(layout),
             lines,
             values,
+            rows: 0,
             size_hint,
             run: 0,
             bad: Vec::new(),
@@ -103,13 +107,13 @@ impl Body {
             return Ok(());
         }
         self.make_room(rows, good);
-        // Each share fills its own rows of every column.
-        let start = self.values.first().map_or(0, Vec::len);
+        // Each share fills its own rows of every column (and is the first to touch their
+        // memory, so the page faults are shared out too).
+        let start = self.rows;
         let mut per_share: Vec<Vec<&mut [f64]>> =
             shares.iter().map(|_| Vec::with_capacity(self.values.len())).collect();
         for col in &mut self.values {
-            col.resize(start + rows, values::MISSING);
-            let mut tail = &mut col[start..];
+            let mut tail = &mut col[start..start + rows];
             for (slices, &n) in per_share.iter_mut().zip(&share_rows) {
                 let (mine, rest) = std::mem::take(&mut tail).split_at_mut(n);
                 slices.push(mine);
@@ -152,38 +156,44 @@ impl Body {
                 }
             }
         }
+        self.rows += rows;
         Ok(())
     }
 
     /// Room in every column for `rows` more: the first time, for all the rows the text's
     /// length suggests (from this piece's bytes per line), so the columns are not moved as
-    /// they grow.
+    /// they grow. The room is zeroed memory the kernel maps only when it is written.
     fn make_room(&mut self, rows: usize, bytes: usize) {
-        let len = self.values.first().map_or(0, Vec::len);
-        let cap = self.values.first().map_or(0, Vec::capacity);
-        if len + rows <= cap {
+        let have = self.values.first().map_or(0, Vec::len);
+        if self.rows + rows <= have {
             return;
         }
         let guess = match self.size_hint {
-            Some(total) if len == 0 => {
+            Some(total) if self.rows == 0 => {
                 let per_row = bytes as f64 / rows as f64;
                 // 2% and a few rows over: lines vary a little in length.
                 (total as f64 / per_row * 1.02) as usize + 64
             }
-            _ => (len + rows) + (len + rows) / 4,
+            _ => (self.rows + rows) + (self.rows + rows) / 4,
         };
-        let want = guess.max(len + rows);
+        let want = guess.max(self.rows + rows);
         for col in &mut self.values {
-            col.reserve_exact(want - col.len());
+            if col.is_empty() {
+                *col = vec![0.0; want];
+            } else {
+                col.resize(want, 0.0);
+            }
         }
     }
 
     /// After the last piece: broken lines and time warnings, then one warning per run of
     /// good lines with cells that are not numbers.
     pub(crate) fn finish(self) -> Result<Parsed, IngestError> {
-        let Self { file, header, layout, lines, values, bad, .. } = self;
+        let Self { file, header, layout, lines, mut values, rows, bad, .. } = self;
         let Header { mut meta, columns, shape, .. } = header;
-        let rows = values.first().map_or(0, Vec::len);
+        for col in &mut values {
+            col.truncate(rows);
+        }
         let time_ms =
             advisor_ingest::perfmon::finish_lines(&file, lines, shape.columns, &mut meta)?;
         if !layout.columns.is_empty() && rows != time_ms.len() {

@@ -85,7 +85,8 @@ pub(crate) struct Found {
 }
 
 /// Parses the lines of `ranges` (in order) of `text` into `columns`: one slice per slot,
-/// one element per line, [`MISSING`] where they come in; a cell with no value leaves it so.
+/// one element per line. Every element is written: a value, or [`MISSING`] for a cell
+/// with none (so the slices need not be filled beforehand).
 pub(crate) fn parse(
     text: &[u8],
     ranges: &[Range],
@@ -125,8 +126,9 @@ pub(crate) fn parse(
                     let cell = cell_at(line, at, layout.separator);
                     match number(cell, layout.decimal_comma, &mut scratch) {
                         Cell::Value(v) => *out = v,
-                        Cell::Missing => {}
+                        Cell::Missing => *out = MISSING,
                         Cell::NotANumber => {
+                            *out = MISSING;
                             if bad.last().is_none_or(|x| x.run != r.run) {
                                 bad.push(BadCell {
                                     run: r.run,
@@ -145,6 +147,12 @@ pub(crate) fn parse(
                 col += 1;
                 if at > line.len() {
                     break;
+                }
+            }
+            // Columns past the line's last cell have no value in it.
+            for &slot in layout.slot_of.get(col..).unwrap_or_default() {
+                if let Some(out) = columns.get_mut(slot as usize).and_then(|c| c.get_mut(row)) {
+                    *out = MISSING;
                 }
             }
             row += 1;
@@ -347,7 +355,8 @@ mod tests {
             Range { start: second, end: text.len(), run: 2 },
         ];
         assert_eq!(ranges.iter().map(|r| count_lines(text.as_bytes(), r)).sum::<usize>(), 3);
-        let (mut a, mut b) = (vec![MISSING; 3], vec![MISSING; 3]);
+        // Whatever the columns held before: the parser writes every element.
+        let (mut a, mut b) = (vec![42.0; 3], vec![42.0; 3]);
         let found = parse(text.as_bytes(), &ranges, &layout, &mut [&mut a[..], &mut b[..]]);
         assert_eq!(found.rows, 3);
         let show = |c: &[f64]| c.iter().map(|&v| (!is_missing(v)).then_some(v)).collect::<Vec<_>>();
@@ -360,5 +369,12 @@ mod tests {
                 BadCell { run: 2, value: "y".into(), column: 2 }
             ]
         );
+        // A line that ends before a planned column leaves that column without a value.
+        let short = "\"01/02/2024 10:00:00.000\",\"5\"\r\n";
+        let layout = Layout::new(b',', false, 4, &[1, 3]);
+        let (mut a, mut b) = (vec![42.0; 1], vec![42.0; 1]);
+        let ranges = [Range { start: 0, end: short.len(), run: 1 }];
+        parse(short.as_bytes(), &ranges, &layout, &mut [&mut a[..], &mut b[..]]);
+        assert_eq!((show(&a), show(&b)), (vec![Some(5.0)], vec![None]));
     }
 }
