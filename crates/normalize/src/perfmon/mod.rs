@@ -325,61 +325,90 @@ fn warn_n(meta: &mut CaptureMeta, message: String, at: Option<Location>, n: usiz
     }
 }
 
+/// One planned column converted: its values and what the warnings need.
+struct Converted {
+    target: u32,
+    metric: Metric,
+    values: Float64Chunked,
+    /// The largest `% Idle Time` read, when above 100.
+    idle_over: Option<f64>,
+    /// Values dropped as impossible.
+    dropped: usize,
+}
+
+/// Converts one column to its canonical unit and drops impossible values.
+fn convert_one(pc: &PlannedColumn, mut values: Float64Chunked) -> Converted {
+    let idle_over = match pc.convert {
+        Convert::BusyFromIdle => values.max().filter(|&max| max > 100.0),
+        _ => None,
+    };
+    match pc.convert {
+        Convert::Scale(f) if f.to_bits() == 1f64.to_bits() => {}
+        other => values.apply_mut(move |v| other.apply(v)),
+    }
+    // Three fast reductions tell whether any value is impossible (a NaN or an infinity
+    // makes the sum non-finite); only then is the column filtered.
+    let max = upper_bound(pc.metric);
+    let suspicious = values.sum().is_some_and(|s| !s.is_finite())
+        || values.min().is_some_and(|m| m < 0.0)
+        || values.max().is_some_and(|m| m > max);
+    let (values, dropped) = if suspicious {
+        let before = values.null_count();
+        let checked: Float64Chunked =
+            values.apply(|v| v.filter(|x| x.is_finite() && *x >= 0.0 && *x <= max));
+        let bad = checked.null_count().saturating_sub(before);
+        (checked, bad)
+    } else {
+        (values, 0)
+    };
+    Converted { target: pc.target, metric: pc.metric, values, idle_over, dropped }
+}
+
 /// Converts every planned column to its canonical unit, drops impossible values, and
-/// groups the columns by target.
+/// groups the columns by target. The columns are converted on every core; the warnings
+/// are gathered in plan order afterwards.
 fn convert_columns(
     values: Vec<Float64Chunked>,
     layout: &Layout,
     columns: &[PlannedColumn],
     meta: &mut CaptureMeta,
 ) -> PolarsResult<Vec<Vec<(Metric, Float64Chunked)>>> {
-    let mut per_target: Vec<Vec<(Metric, Float64Chunked)>> = vec![Vec::new(); meta.targets.len()];
     let mut raw: Vec<Option<Float64Chunked>> = values.into_iter().map(Some).collect();
+    // A column planned twice is read once, for the first plan.
+    let mut jobs: Vec<(&PlannedColumn, Float64Chunked)> = Vec::with_capacity(columns.len());
+    for pc in columns {
+        let slot = layout.slot_of.get(pc.index).copied().unwrap_or(values::SKIP);
+        if let Some(col) = raw.get_mut(slot as usize).and_then(Option::take) {
+            jobs.push((pc, col));
+        }
+    }
+    drop(raw);
+    // Each job's column is taken once, by whichever thread converts it; it is ours alone
+    // then (one buffer), so it is converted in place.
+    let jobs: Vec<std::sync::Mutex<Option<(&PlannedColumn, Float64Chunked)>>> =
+        jobs.into_iter().map(|j| std::sync::Mutex::new(Some(j))).collect();
+    let converted = advisor_model::par::map_indexed(jobs.len(), 8, |i| {
+        let job = jobs[i].lock().ok().and_then(|mut j| j.take());
+        job.map(|(pc, col)| (pc, convert_one(pc, col)))
+    });
+    let mut per_target: Vec<Vec<(Metric, Float64Chunked)>> = vec![Vec::new(); meta.targets.len()];
     let mut dropped_columns = 0usize;
     let mut idle_over: Option<(f64, String)> = None;
     let mut dropped = 0usize;
     let mut dropped_at: Option<String> = None;
-    for pc in columns {
-        let slot = layout.slot_of.get(pc.index).copied().unwrap_or(values::SKIP);
-        // A column planned twice is read once, for the first plan.
-        let Some(col) = raw.get_mut(slot as usize).and_then(Option::take) else {
-            continue;
-        };
-        // The column is ours alone now (one buffer): converted in place, no second buffer.
-        let mut values = col;
-        if pc.convert == Convert::BusyFromIdle
-            && let Some(max) = values.max()
-            && max > 100.0
+    for (pc, c) in converted.into_iter().flatten() {
+        if let Some(max) = c.idle_over
             && idle_over.as_ref().is_none_or(|(m, _)| max > *m)
         {
             idle_over = Some((max, pc.header.clone()));
         }
-        match pc.convert {
-            Convert::Scale(f) if f.to_bits() == 1f64.to_bits() => {}
-            other => values.apply_mut(move |v| other.apply(v)),
+        if c.dropped > 0 {
+            dropped += c.dropped;
+            dropped_columns += 1;
+            dropped_at.get_or_insert_with(|| pc.header.clone());
         }
-        // Three fast reductions tell whether any value is impossible (a NaN or an
-        // infinity makes the sum non-finite); only then is the column filtered.
-        let max = upper_bound(pc.metric);
-        let suspicious = values.sum().is_some_and(|s| !s.is_finite())
-            || values.min().is_some_and(|m| m < 0.0)
-            || values.max().is_some_and(|m| m > max);
-        let checked = if suspicious {
-            let before = values.null_count();
-            let checked: Float64Chunked =
-                values.apply(|v| v.filter(|x| x.is_finite() && *x >= 0.0 && *x <= max));
-            let bad = checked.null_count().saturating_sub(before);
-            if bad > 0 {
-                dropped += bad;
-                dropped_columns += 1;
-                dropped_at.get_or_insert_with(|| pc.header.clone());
-            }
-            checked
-        } else {
-            values
-        };
-        if let Some(slot) = per_target.get_mut(pc.target as usize) {
-            slot.push((pc.metric, checked));
+        if let Some(slot) = per_target.get_mut(c.target as usize) {
+            slot.push((c.metric, c.values));
         }
     }
     if let Some((max, header)) = idle_over {
@@ -424,40 +453,21 @@ fn long_frame(
         .copied()
         .filter(|m| per_target.iter().any(|cols| cols.iter().any(|(cm, _)| cm == m)))
         .collect();
+    let targets = meta.targets.len();
+    let per_target: Vec<std::sync::Mutex<Vec<(Metric, Float64Chunked)>>> =
+        per_target.into_iter().map(std::sync::Mutex::new).collect();
+    // Each target's rows on whichever core is free, stacked in target order.
+    let frames = advisor_model::par::map_indexed(per_target.len(), 8, |t| {
+        let cols = per_target[t].lock().map(|mut c| std::mem::take(&mut *c)).unwrap_or_default();
+        if cols.is_empty() || t >= targets {
+            return Ok(None);
+        }
+        let Ok(t) = u32::try_from(t) else { return Ok(None) };
+        target_frame(t, &cols, &time, &present, n)
+    });
     let mut out: Option<DataFrame> = None;
-    for (t, cols) in per_target.into_iter().enumerate() {
-        if cols.is_empty() || t >= meta.targets.len() {
-            continue;
-        }
-        let Ok(t) = u32::try_from(t) else { continue };
-        let mut has_value: Option<BooleanChunked> = None;
-        for (_, ca) in &cols {
-            let nn = ca.is_not_null();
-            has_value = Some(match has_value {
-                None => nn,
-                Some(acc) => &acc | &nn,
-            });
-        }
-        let Some(has_value) = has_value else { continue };
-        let keep = has_value.sum().unwrap_or(0) as usize;
-        if keep == 0 {
-            continue;
-        }
-        let mut frame_cols: Vec<Column> = Vec::with_capacity(present.len() + 2);
-        frame_cols.push(UInt32Chunked::full(TARGET.into(), t, n).into_column());
-        frame_cols.push(time.clone());
-        for m in &present {
-            frame_cols.push(match cols.iter().find(|(cm, _)| cm == m) {
-                Some((_, ca)) => ca.clone().with_name(m.name().into()).into_column(),
-                None => Column::full_null(m.name().into(), n, &DataType::Float64),
-            });
-        }
-        let mut df = DataFrame::new(n, frame_cols)?;
-        if keep < n {
-            let skip = n - keep;
-            let rest_all = has_value.slice(skip as i64, keep).all();
-            df = if rest_all { df.slice(skip as i64, keep) } else { df.filter(&has_value)? };
-        }
+    for df in frames {
+        let Some(df) = df? else { continue };
         match &mut out {
             None => out = Some(df),
             Some(acc) => {
@@ -466,6 +476,45 @@ fn long_frame(
         }
     }
     Ok(out)
+}
+
+/// One target's rows of the long frame: `None` when it has no value in any row.
+fn target_frame(
+    t: u32,
+    cols: &[(Metric, Float64Chunked)],
+    time: &Column,
+    present: &[Metric],
+    n: usize,
+) -> PolarsResult<Option<DataFrame>> {
+    let mut has_value: Option<BooleanChunked> = None;
+    for (_, ca) in cols {
+        let nn = ca.is_not_null();
+        has_value = Some(match has_value {
+            None => nn,
+            Some(acc) => &acc | &nn,
+        });
+    }
+    let Some(has_value) = has_value else { return Ok(None) };
+    let keep = has_value.sum().unwrap_or(0) as usize;
+    if keep == 0 {
+        return Ok(None);
+    }
+    let mut frame_cols: Vec<Column> = Vec::with_capacity(present.len() + 2);
+    frame_cols.push(UInt32Chunked::full(TARGET.into(), t, n).into_column());
+    frame_cols.push(time.clone());
+    for m in present {
+        frame_cols.push(match cols.iter().find(|(cm, _)| cm == m) {
+            Some((_, ca)) => ca.clone().with_name(m.name().into()).into_column(),
+            None => Column::full_null(m.name().into(), n, &DataType::Float64),
+        });
+    }
+    let mut df = DataFrame::new(n, frame_cols)?;
+    if keep < n {
+        let skip = n - keep;
+        let rest_all = has_value.slice(skip as i64, keep).all();
+        df = if rest_all { df.slice(skip as i64, keep) } else { df.filter(&has_value)? };
+    }
+    Ok(Some(df))
 }
 
 #[cfg(test)]
