@@ -30,22 +30,28 @@ impl Stats {
     /// to the bit what sorting gives), the average a compensated sum, so it does not
     /// depend on the order of the values either.
     fn of_vec(mut v: Vec<f64>) -> Option<Self> {
-        let first = *v.first()?;
-        let (mut min, mut max) = (first, first);
-        for &x in &v {
-            if x.total_cmp(&min).is_lt() {
-                min = x;
-            }
-            if x.total_cmp(&max).is_gt() {
-                max = x;
-            }
-        }
+        let (min, max) = extremes(&v)?;
         let n = v.len();
         let avg = compensated_sum(&v) / n as f64;
         let ranks = advisor_model::nearest_ranks(&mut v, &[50.0, 90.0, 99.0]);
         let rank = |i: usize| ranks.get(i).copied().flatten().unwrap_or(max);
         Some(Self { count: n, avg, min, p50: rank(0), p90: rank(1), p99: rank(2), max })
     }
+}
+
+/// The smallest and largest value in [`f64::total_cmp`]'s order (-0 below +0), in one
+/// branch-free pass over integer keys that keep that order.
+fn extremes(v: &[f64]) -> Option<(f64, f64)> {
+    // The key is its own inverse: negative values have their 63 low bits flipped.
+    let key = |x: u64| x ^ (((x as i64 >> 63) as u64) >> 1);
+    if v.is_empty() {
+        return None;
+    }
+    let (lo, hi) = v.iter().fold((i64::MAX, i64::MIN), |(lo, hi), x| {
+        let k = key(x.to_bits()) as i64;
+        (lo.min(k), hi.max(k))
+    });
+    Some((f64::from_bits(key(lo as u64)), f64::from_bits(key(hi as u64))))
 }
 
 /// Neumaier's compensated sum: the rounding error of every addition is carried, so a mean
@@ -113,5 +119,28 @@ mod tests {
         let s = Stats::of(&v).unwrap_or_else(|| unreachable!());
         assert_eq!((s.p50, s.p90, s.p99, s.max, s.min), (50.0, 90.0, 99.0, 100.0, 1.0));
         assert!(Stats::of(&[f64::NAN]).is_none());
+    }
+
+    // The extremes are the ones a scan with `total_cmp` finds, bit for bit (negative
+    // zeros, subnormals, infinities and NaNs included).
+    proptest::proptest! {
+        #[test]
+        fn extremes_are_total_cmp_s(
+            v in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::num::f64::ANY,
+                    proptest::sample::select(vec![0.0, -0.0, f64::MIN_POSITIVE, -f64::MIN_POSITIVE, 1e-310, -1e-310]),
+                ],
+                0..40,
+            ),
+        ) {
+            let want = v.first().map(|&first| {
+                v.iter().fold((first, first), |(lo, hi), &x| {
+                    (if x.total_cmp(&lo).is_lt() { x } else { lo }, if x.total_cmp(&hi).is_gt() { x } else { hi })
+                })
+            });
+            let bits = |p: Option<(f64, f64)>| p.map(|(a, b)| (a.to_bits(), b.to_bits()));
+            proptest::prop_assert_eq!(bits(extremes(&v)), bits(want));
+        }
     }
 }
