@@ -160,9 +160,9 @@ pub(crate) fn figure(s: &Series, p: f64, headroom: f64, interval_s: Option<f64>)
     Some(Figure { observed, peak, needed: observed * headroom })
 }
 
-/// The median of a series, for the latency and queue-depth tests.
-pub(crate) fn median(s: &Series) -> Option<f64> {
-    let mut v: Vec<f64> = s.iter().map(|(_, v)| *v).filter(|v| v.is_finite()).collect();
+/// The median of a metric's values (finite ones), for the latency and queue-depth tests.
+pub(crate) fn median_of(mut v: Vec<f64>) -> Option<f64> {
+    v.retain(|x| x.is_finite());
     nearest_ranks(&mut v, &[50.0]).first().copied().flatten()
 }
 

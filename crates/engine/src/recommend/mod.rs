@@ -21,7 +21,7 @@ use advisor_normalize::Capture;
 use advisor_rules::eval::DiskInfo;
 use advisor_topology::{Catalog, Topology, fmt_num};
 
-use demand::{Sum, figure, median, series, total};
+use demand::{Sum, figure, median_of, series, total};
 use disks::Need;
 pub use prices::{HOURS_PER_MONTH, PriceError, PriceList};
 
@@ -96,6 +96,11 @@ fn measure(
 ) -> Measured {
     let id = d.targets.first().copied();
     let get = |m: Metric| id.map(|id| series(captures, id, m)).unwrap_or_default();
+    // A median needs the values alone, in any order: no time stamps to pair them with.
+    let mid = |m: Metric| {
+        let c = id.and_then(|id| captures.get(id.capture).map(|c| (c, id.target)));
+        c.and_then(|(c, t)| median_of(c.values(t, m)))
+    };
     let (all_iops, all_mbps) = (get(Metric::Iops), get(Metric::Mbps));
     let (reads_iops, writes_iops) = (get(Metric::ReadIops), get(Metric::WriteIops));
     let total_demand = match (
@@ -111,10 +116,10 @@ fn measure(
         target: id.and_then(|id| names.iter().find(|(t, _)| *t == id).map(|(_, n)| n.clone())),
         total: total_demand,
         read_pct: (r + w > 0.0).then(|| r / (r + w) * 100.0),
-        read_kib: median(&get(Metric::ReadIoKib)),
-        write_kib: median(&get(Metric::WriteIoKib)),
-        write_latency_ms: median(&get(Metric::WriteLatencyMs)),
-        queue_depth: median(&get(Metric::QueueDepth)),
+        read_kib: mid(Metric::ReadIoKib),
+        write_kib: mid(Metric::WriteIoKib),
+        write_latency_ms: mid(Metric::WriteLatencyMs),
+        queue_depth: mid(Metric::QueueDepth),
         id,
     }
 }
