@@ -454,17 +454,17 @@ fn long_frame(
         .filter(|m| per_target.iter().any(|cols| cols.iter().any(|(cm, _)| cm == m)))
         .collect();
     let targets = meta.targets.len();
-    let per_target: Vec<std::sync::Mutex<Vec<(Metric, Float64Chunked)>>> =
-        per_target.into_iter().map(std::sync::Mutex::new).collect();
-    // Each target's rows on whichever core is free, stacked in target order.
+    // Each target's rows on whichever core is free (its columns shared, not copied),
+    // stacked in target order.
     let frames = advisor_model::par::map_indexed(per_target.len(), 8, |t| {
-        let cols = per_target[t].lock().map(|mut c| std::mem::take(&mut *c)).unwrap_or_default();
+        let cols = &per_target[t];
         if cols.is_empty() || t >= targets {
             return Ok(None);
         }
         let Ok(t) = u32::try_from(t) else { return Ok(None) };
-        target_frame(t, &cols, &time, &present, n)
+        target_frame(t, cols, &time, &present, n)
     });
+    drop(per_target);
     let mut out: Option<DataFrame> = None;
     for df in frames {
         let Some(df) = df? else { continue };
@@ -539,9 +539,11 @@ mod tests {
         text
     }
 
+    /// What a parse gave, to compare two parses: every column's values, the times and
+    /// the warnings.
     type Summary = (Vec<Vec<Option<f64>>>, Vec<i64>, Vec<String>);
 
-    fn summary(p: &Parsed) -> Summary {
+    pub(super) fn summary(p: &Parsed) -> Summary {
         (
             p.values.iter().map(|c| c.iter().collect()).collect(),
             p.time_ms.clone(),

@@ -324,15 +324,7 @@ mod tests {
         text
     }
 
-    type Values = (Vec<Vec<Option<f64>>>, Vec<i64>, Vec<String>);
-
-    fn values(p: &Parsed) -> Values {
-        (
-            p.values.iter().map(|c| c.iter().collect()).collect(),
-            p.time_ms.clone(),
-            p.meta.warnings.iter().map(ToString::to_string).collect(),
-        )
-    }
+    use super::super::tests::summary;
 
     fn whole(text: &str) -> Parsed {
         let header =
@@ -358,14 +350,14 @@ mod tests {
     #[test]
     fn pieces_of_a_file_give_the_whole_texts_values() {
         let text = capture(3000);
-        let want = values(&whole(&text));
+        let want = summary(&whole(&text));
         assert!(want.2.iter().any(|w| w.contains("`n/a`")), "{:?}", want.2);
         assert_eq!(want.1.len(), 2998);
         // Pieces of one page, of three, and larger than the file.
         for piece in [4096, 3 * 4096, 1 << 20] {
             let (got, decoding) =
                 streamed(text.as_bytes(), piece).unwrap_or_else(|| panic!("{piece}: read whole"));
-            assert_eq!(values(&got), want, "{piece}");
+            assert_eq!(summary(&got), want, "{piece}");
             assert_eq!(decoding.encoding, UTF_8);
         }
     }
@@ -373,17 +365,17 @@ mod tests {
     #[test]
     fn other_encodings_are_decoded_piece_by_piece() {
         let text = capture(1500);
-        let want = values(&whole(&text));
+        let want = summary(&whole(&text));
         let mut utf16 = vec![0xff, 0xfe];
         for u in text.encode_utf16() {
             utf16.extend_from_slice(&u.to_le_bytes());
         }
         let (got, decoding) = streamed(&utf16, 4096).unwrap_or_else(|| panic!("read whole"));
-        assert_eq!(values(&got), want);
+        assert_eq!(summary(&got), want);
         assert_eq!(decoding.encoding, encoding_rs::UTF_16LE);
         let (latin1, _, _) = encoding_rs::WINDOWS_1252.encode(&text);
         let (got, decoding) = streamed(&latin1, 4096).unwrap_or_else(|| panic!("read whole"));
-        assert_eq!(values(&got), want);
+        assert_eq!(summary(&got), want);
         assert_eq!(decoding.encoding, encoding_rs::WINDOWS_1252);
     }
 
