@@ -34,6 +34,12 @@ impl SeriesSource for CaptureSeries<'_> {
         let (times, vals) = self.capture(target)?.series_columns(target.target, metric);
         (!vals.is_empty()).then_some((times, vals))
     }
+    fn axis(&self, target: TargetId) -> Option<Vec<Option<i64>>> {
+        self.capture(target)?.axis(target.target)
+    }
+    fn axis_values(&self, target: TargetId, metric: Metric) -> Option<Vec<f64>> {
+        self.capture(target)?.axis_values(target.target, metric)
+    }
     fn source_percentile(&self, target: TargetId, direction: Direction, pct: f64) -> Option<f64> {
         let c = self.capture(target)?;
         let mut exact = None;

@@ -268,6 +268,21 @@ impl SeriesSource for PlatformSeries<'_> {
         }
         Some((times, vals))
     }
+    fn axis(&self, target: TargetId) -> Option<Vec<Option<i64>>> {
+        let mut times = self.captures.axis(target)?;
+        let d = self.shift(target);
+        if d != 0 {
+            times.iter_mut().flatten().for_each(|t| *t += d);
+        }
+        Some(times)
+    }
+    fn axis_values(&self, target: TargetId, metric: Metric) -> Option<Vec<f64>> {
+        // A derived series has its own time stamps.
+        if self.platform.derived.contains_key(&(target, metric)) {
+            return None;
+        }
+        self.captures.axis_values(target, metric)
+    }
     fn source_percentile(&self, target: TargetId, direction: Direction, pct: f64) -> Option<f64> {
         self.captures.source_percentile(target, direction, pct)
     }

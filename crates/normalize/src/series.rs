@@ -24,24 +24,43 @@ impl Capture {
     /// [`Capture::series`] as two columns, time stamps and values: what a columnar
     /// consumer (the rule evaluator) wants, without the (time, value) pairs in between.
     pub fn series_columns(&self, target: u32, metric: Metric) -> (Vec<Option<i64>>, Vec<f64>) {
-        if let Some(part) = self.part(target)
-            && let (Some(t), Some(v)) = (&part.time, part.metric(metric))
-            && t.null_count() == 0
-            && v.null_count() == 0
+        if let Some(vals) = self.axis_values(target, metric)
+            && let Some(times) = self.axis(target)
         {
-            let mut times: Vec<Option<i64>> = Vec::with_capacity(t.len());
-            for a in t.downcast_iter() {
-                times.extend(a.values().iter().map(|x| Some(*x)));
-            }
-            let mut vals: Vec<f64> = Vec::with_capacity(v.len());
-            for a in v.downcast_iter() {
-                vals.extend_from_slice(a.values());
-            }
-            if vals.iter().all(|x| x.is_finite()) {
-                return (times, vals);
-            }
+            return (times, vals);
         }
         self.series(target, metric).into_iter().unzip()
+    }
+
+    /// The time stamps of a target's rows, when none is missing: the axis every metric
+    /// of [`Capture::axis_values`] lies on. Shared by a target's metrics, so a consumer
+    /// that keeps series by target takes it once.
+    pub fn axis(&self, target: u32) -> Option<Vec<Option<i64>>> {
+        let t = self.part(target)?.time.as_ref()?;
+        if t.null_count() > 0 {
+            return None;
+        }
+        let mut times: Vec<Option<i64>> = Vec::with_capacity(t.len());
+        for a in t.downcast_iter() {
+            times.extend(a.values().iter().map(|x| Some(*x)));
+        }
+        Some(times)
+    }
+
+    /// A metric's values at every time stamp of [`Capture::axis`], in its order, when the
+    /// target has a finite value of it at each (the usual case); `None` otherwise (then
+    /// [`Capture::series`] has the points there are).
+    pub fn axis_values(&self, target: u32, metric: Metric) -> Option<Vec<f64>> {
+        let part = self.part(target)?;
+        let (t, v) = (part.time.as_ref()?, part.metric(metric)?);
+        if t.null_count() > 0 || v.null_count() > 0 {
+            return None;
+        }
+        let mut vals: Vec<f64> = Vec::with_capacity(v.len());
+        for a in v.downcast_iter() {
+            vals.extend_from_slice(a.values());
+        }
+        vals.iter().all(|x| x.is_finite()).then_some(vals)
     }
 }
 
@@ -129,6 +148,43 @@ mod tests {
                 assert_eq!(c.series_columns(t, m), (times, vals));
             }
         }
+    }
+
+    // A metric on the target's axis is the series, time stamps and all; one with a gap
+    // (a blank cell, or no value at one time) is not on it, and its series has the
+    // points there are.
+    #[test]
+    fn axis_values_are_the_series_where_nothing_is_missing() {
+        let mut meta = advisor_model::CaptureMeta::new(advisor_ingest::iostat::TEXT);
+        meta.target_index("sda", TargetKind::Device, None);
+        meta.target_index("sdb", TargetKind::Device, None);
+        let mut t = Table::default();
+        for ms in [1000, 2000, 3000] {
+            t.push_row(0, Some(ms), &[(Metric::Iops, ms as f64), (Metric::Mbps, 1.0)]);
+            let lat = if ms == 2000 { f64::NAN } else { 0.5 };
+            t.push_row(1, Some(ms), &[(Metric::Iops, 1.0), (Metric::LatencyMs, lat)]);
+        }
+        let frame = crate::frame::from_table(&t).unwrap_or_else(|_| unreachable!());
+        let (frame, index) = crate::build::stacked(frame, 2).unwrap_or_else(|_| unreachable!());
+        assert!(index.is_some());
+        let c = Capture { file: "x".into(), meta, frame, since_boot: None, index };
+        let axis = vec![Some(1000), Some(2000), Some(3000)];
+        assert_eq!(c.axis(0), Some(axis.clone()));
+        assert_eq!(c.axis_values(0, Metric::Iops), Some(vec![1000.0, 2000.0, 3000.0]));
+        assert_eq!(c.axis_values(1, Metric::LatencyMs), None, "a value is not a number");
+        assert_eq!(
+            c.series_columns(1, Metric::LatencyMs),
+            (vec![Some(1000), Some(3000)], vec![0.5, 0.5])
+        );
+        assert_eq!(c.axis_values(0, Metric::LatencyMs), None, "sda has no latency");
+        for (t, m) in [(0, Metric::Iops), (0, Metric::Mbps), (1, Metric::Iops)] {
+            let on_axis = (c.axis(t).unwrap_or_default(), c.axis_values(t, m).unwrap_or_default());
+            assert_eq!(on_axis, c.series_columns(t, m));
+            assert_eq!(on_axis.0, axis);
+        }
+        // Without the parts (rows not one run per target) there is no axis to share.
+        let plain = Capture { index: None, ..c };
+        assert_eq!((plain.axis(0), plain.axis_values(0, Metric::Iops)), (None, None));
     }
 
     #[test]

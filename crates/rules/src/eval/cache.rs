@@ -2,17 +2,21 @@
 //! series dropped when no rule still to be evaluated reads it.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 use advisor_model::Metric;
 
 use super::TargetId;
 use super::value::Times;
+use crate::builtins::Builtin;
 use crate::check::{CheckedRule, Ref, TypedExpr, TypedExprKind, TypedPart};
 
 /// The series rules have read, in stored units and finite, by target and metric: shared by
 /// every rule of one [`super::evaluate`] (`None`: the series source has no such series).
 pub(super) type StoredSeries = Option<(Times, Arc<Vec<f64>>)>;
+
+/// A series' values (weakly held) and the percentiles taken of them: `(P's bits, value)`.
+type Ranked = (Weak<Vec<f64>>, Vec<(u64, Option<f64>)>);
 
 #[derive(Default)]
 pub(super) struct SeriesCache {
@@ -24,6 +28,13 @@ pub(super) struct SeriesCache {
     /// The distinct time axes seen per capture: a new series whose time stamps equal one
     /// of them shares it, so operations between its targets' series pair by position.
     axes: Mutex<HashMap<usize, Vec<Times>>>,
+    /// Percentiles taken of a series, by the address of its values: a series several
+    /// rules read (a disk's IOPS, whose p95 fourteen rules take) is ranked once per
+    /// percentile. Each entry holds a weak reference to the values, so their address is
+    /// not reused while it is a key, and an entry whose series is gone is never matched.
+    ranks: Mutex<HashMap<usize, Ranked>>,
+    /// Each target's time axis ([`super::SeriesSource::axis`]), taken once.
+    target_axes: Mutex<HashMap<TargetId, Option<Times>>>,
 }
 
 impl SeriesCache {
@@ -65,6 +76,70 @@ impl SeriesCache {
         {
             series.retain(|(_, m), _| !done.contains(m));
         }
+        if let Ok(mut ranks) = self.ranks.lock() {
+            ranks.retain(|_, (weak, _)| weak.strong_count() > 0);
+        }
+    }
+
+    /// The nearest-rank `p`th percentile of the finite values of `vals`
+    /// ([`super::value::percentile`]), taken once per series and percentile. When it is
+    /// not known yet, the percentiles `also` gives (those the rule takes of the same
+    /// series, say) are taken with it in one selection, each in the part above the last.
+    pub(super) fn percentile(
+        &self,
+        vals: &Arc<Vec<f64>>,
+        p: f64,
+        also: impl FnOnce() -> Vec<f64>,
+    ) -> Option<f64> {
+        let at = Arc::as_ptr(vals) as usize;
+        if let Ok(ranks) = self.ranks.lock()
+            && let Some((weak, taken)) = ranks.get(&at)
+            && weak.upgrade().is_some_and(|v| Arc::ptr_eq(&v, vals))
+            && let Some((_, x)) = taken.iter().find(|(q, _)| *q == p.to_bits())
+        {
+            return *x;
+        }
+        let mut ps = also();
+        ps.retain(|q| q.to_bits() != p.to_bits());
+        ps.insert(0, p);
+        // A copy to select in (a straight copy: the stored series are finite already).
+        let mut finite: Vec<f64> = vals.to_vec();
+        if finite.iter().any(|x| !x.is_finite()) {
+            finite.retain(|x| x.is_finite());
+        }
+        let found = advisor_model::nearest_ranks(&mut finite, &ps);
+        drop(finite);
+        if let Ok(mut ranks) = self.ranks.lock() {
+            let entry = ranks.entry(at).or_insert_with(|| (Arc::downgrade(vals), Vec::new()));
+            if !entry.0.upgrade().is_some_and(|v| Arc::ptr_eq(&v, vals)) {
+                *entry = (Arc::downgrade(vals), Vec::new());
+            }
+            for (q, x) in ps.iter().zip(&found) {
+                if !entry.1.iter().any(|(k, _)| *k == q.to_bits()) {
+                    entry.1.push((q.to_bits(), *x));
+                }
+            }
+        }
+        found.first().copied().flatten()
+    }
+
+    /// `t`'s time axis, from `take` the first time it is asked for, as [`Self::axis`]
+    /// shares it; `None` when the target has none.
+    pub(super) fn target_axis(
+        &self,
+        t: TargetId,
+        take: impl FnOnce() -> Option<Vec<Option<i64>>>,
+    ) -> Option<Times> {
+        if let Ok(axes) = self.target_axes.lock()
+            && let Some(a) = axes.get(&t)
+        {
+            return a.clone();
+        }
+        let a = take().map(|times| self.axis(t.capture, times));
+        if let Ok(mut axes) = self.target_axes.lock() {
+            axes.insert(t, a.clone());
+        }
+        a
     }
 
     pub(super) fn axis(&self, capture: usize, times: Vec<Option<i64>>) -> Times {
@@ -79,54 +154,51 @@ impl SeriesCache {
     }
 }
 
-/// The metrics a rule reads, each once: every series it can ask the cache for.
-fn rule_metrics(rule: &CheckedRule) -> Vec<Metric> {
-    let mut out = Vec::new();
-    let parts = |parts: &[TypedPart], out: &mut Vec<Metric>| {
+/// Calls `f` with every expression of `rule`, inner ones included: its lets, conditions,
+/// texts and episodes.
+fn each_expr(rule: &CheckedRule, f: &mut impl FnMut(&TypedExpr)) {
+    let parts = |parts: &[TypedPart], f: &mut dyn FnMut(&TypedExpr)| {
         for p in parts {
             if let TypedPart::Value { expr, .. } = p {
-                expr_metrics(expr, out);
+                walk(expr, f);
             }
         }
     };
-    expr_metrics(&rule.when, &mut out);
+    walk(&rule.when, f);
     for l in &rule.lets {
-        expr_metrics(&l.expr, &mut out);
+        walk(&l.expr, f);
     }
-    parts(&rule.evidence, &mut out);
-    parts(&rule.fix, &mut out);
+    parts(&rule.evidence, f);
+    parts(&rule.fix, f);
     for c in &rule.cases {
-        expr_metrics(&c.when, &mut out);
-        parts(&c.evidence, &mut out);
-        parts(&c.fix, &mut out);
+        walk(&c.when, f);
+        parts(&c.evidence, f);
+        parts(&c.fix, f);
     }
     if let Some(e) = &rule.episodes {
         for x in [Some(&e.series), Some(&e.cap), Some(&e.ratio), e.latency.as_ref()]
             .into_iter()
             .flatten()
         {
-            expr_metrics(x, &mut out);
+            walk(x, f);
         }
     }
-    out.sort_unstable();
-    out.dedup();
-    out
 }
 
-/// Adds the metrics `e` reads to `out`.
-fn expr_metrics(e: &TypedExpr, out: &mut Vec<Metric>) {
+/// Calls `f` with `e` and every expression inside it.
+fn walk(e: &TypedExpr, f: &mut dyn FnMut(&TypedExpr)) {
+    f(e);
     match &e.kind {
-        TypedExprKind::Ref(Ref::Metric { metric, .. }) => out.push(*metric),
-        TypedExprKind::Unary(_, x) => expr_metrics(x, out),
+        TypedExprKind::Unary(_, x) => walk(x, f),
         TypedExprKind::Binary(_, a, b) => {
-            expr_metrics(a, out);
-            expr_metrics(b, out);
+            walk(a, f);
+            walk(b, f);
         }
-        TypedExprKind::Call(_, args) => args.iter().for_each(|a| expr_metrics(a, out)),
+        TypedExprKind::Call(_, args) => args.iter().for_each(|a| walk(a, f)),
         TypedExprKind::Aggregate { body, filter, .. } => {
-            expr_metrics(body, out);
-            if let Some(f) = filter {
-                expr_metrics(f, out);
+            walk(body, f);
+            if let Some(x) = filter {
+                walk(x, f);
             }
         }
         TypedExprKind::Number(_)
@@ -135,5 +207,102 @@ fn expr_metrics(e: &TypedExpr, out: &mut Vec<Metric>) {
         | TypedExprKind::Cache(_)
         | TypedExprKind::Role(_)
         | TypedExprKind::Ref(_) => {}
+    }
+}
+
+/// The metrics a rule reads, each once: every series it can ask the cache for.
+fn rule_metrics(rule: &CheckedRule) -> Vec<Metric> {
+    let mut out = Vec::new();
+    each_expr(rule, &mut |e| {
+        if let TypedExprKind::Ref(Ref::Metric { metric, .. }) = &e.kind {
+            out.push(*metric);
+        }
+    });
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Adds the metrics `e` reads to `out`.
+fn expr_metrics(e: &TypedExpr, out: &mut Vec<Metric>) {
+    walk(e, &mut |x| {
+        if let TypedExprKind::Ref(Ref::Metric { metric, .. }) = &x.kind {
+            out.push(*metric);
+        }
+    });
+}
+
+/// The percentiles `rule` takes of `of` with a constant P (`p95(iops)`, `pct(latency_ms,
+/// 99.9)`): the ones worth taking together when one of them is asked for.
+pub(super) fn rule_percentiles(rule: &CheckedRule, of: &Ref) -> Vec<f64> {
+    let mut out: Vec<f64> = Vec::new();
+    each_expr(rule, &mut |e| {
+        if let TypedExprKind::Call(b, args) = &e.kind
+            && let Some(arg) = args.first()
+            && arg.kind == TypedExprKind::Ref(*of)
+        {
+            let p = match (b, args.get(1).map(|a| &a.kind)) {
+                (Builtin::Pct, Some(TypedExprKind::Number(p))) => Some(*p),
+                _ => b.percentile(),
+            };
+            if let Some(p) = p
+                && !out.iter().any(|q| q.to_bits() == p.to_bits())
+            {
+                out.push(p);
+            }
+        }
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::float_cmp)]
+    use super::*;
+
+    // A percentile from the cache is the one `percentile` takes, whether taken alone,
+    // with others, or known already; another series is not confused with a dropped one.
+    #[test]
+    fn percentiles_are_taken_once_and_are_the_selections() {
+        let cache = SeriesCache::default();
+        let vals: Vec<f64> = (0..1000).map(|i| f64::from((i * 7919) % 1000)).collect();
+        let a = Arc::new(vals.clone());
+        let want = |p: f64| super::super::value::percentile(&vals, p);
+        assert_eq!(cache.percentile(&a, 95.0, || vec![50.0, 99.9, 95.0]), want(95.0));
+        // Known: `also` is not asked again.
+        for p in [50.0, 99.9, 95.0] {
+            assert_eq!(cache.percentile(&a, p, || unreachable!("known")), want(p));
+        }
+        assert_eq!(cache.percentile(&a, 10.0, Vec::new), want(10.0));
+        // With a value that is not a number, as a division by zero leaves.
+        let mut odd = vals.clone();
+        odd[3] = f64::NAN;
+        let b = Arc::new(odd.clone());
+        assert_eq!(
+            cache.percentile(&b, 50.0, Vec::new),
+            super::super::value::percentile(&odd, 50.0)
+        );
+        drop(a);
+        let c = Arc::new(vec![5.0; 10]);
+        assert_eq!(cache.percentile(&c, 95.0, Vec::new), Some(5.0));
+    }
+
+    #[test]
+    fn a_rules_percentiles_of_one_series_are_found_together() {
+        let src = "rule t\ntitle \"t\"\nseverity warning\nscope target\n\
+                   let a = p50(latency_ms)\nlet b = pct(latency_ms, 99.9)\nlet c = p99(iops)\n\
+                   let top = keep(iops, iops > 1 iops)\nlet d = p50(top) + p99(top)\nlet e = p95(latency_ms)\n\
+                   when a > b and c > d and e > a\nevidence \"{p99(latency_ms):.0}\"\nfix \"f\"\n\
+                   doc what \"\"\"w\"\"\"\ndoc why \"\"\"y\"\"\"\ndoc fix \"\"\"f\"\"\"\n";
+        let rule = match crate::compile("t.rule", src) {
+            Ok(r) => r,
+            Err(d) => panic!("{}", d.iter().map(ToString::to_string).collect::<String>()),
+        };
+        let latency = Ref::Metric { of: crate::check::Owner::Scope, metric: Metric::LatencyMs };
+        assert_eq!(rule_percentiles(&rule, &latency), vec![50.0, 99.9, 95.0, 99.0]);
+        let iops = Ref::Metric { of: crate::check::Owner::Scope, metric: Metric::Iops };
+        assert_eq!(rule_percentiles(&rule, &iops), vec![99.0]);
+        assert_eq!(rule_percentiles(&rule, &Ref::Let(3)), vec![50.0, 99.0]);
+        assert_eq!(rule_metrics(&rule), vec![Metric::Iops, Metric::LatencyMs]);
     }
 }

@@ -156,6 +156,17 @@ pub trait SeriesSource: Sync {
     ) -> Option<(Vec<Option<i64>>, Vec<f64>)> {
         self.series(target, metric).map(|s| s.iter().copied().unzip())
     }
+    /// The time stamps of a target's rows, when every series [`SeriesSource::axis_values`]
+    /// gives lies on them; by default `None` (every series through `series_columns`).
+    fn axis(&self, _target: TargetId) -> Option<Vec<Option<i64>>> {
+        None
+    }
+    /// A metric's values at every time stamp of [`SeriesSource::axis`], when it has a
+    /// finite value at each: `series_columns` without the time stamps, which a consumer
+    /// takes once per target. `None` when it does not (then `series_columns`).
+    fn axis_values(&self, _target: TargetId, _metric: Metric) -> Option<Vec<f64>> {
+        None
+    }
     /// The tool's own latency percentile (ms), e.g. fio's clat p99.99.
     fn source_percentile(&self, target: TargetId, direction: Direction, pct: f64) -> Option<f64>;
     /// Seconds between samples, when known.

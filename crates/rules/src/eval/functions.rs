@@ -225,7 +225,13 @@ impl Evaluation<'_> {
             Builtin::Avg => values.iter().sum::<f64>() / values.len() as f64,
             Builtin::Min => values.iter().copied().fold(f64::INFINITY, f64::min),
             Builtin::Max => values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-            _ => match p.and_then(|p| value::percentile(values, p)) {
+            _ => match p.and_then(|p| {
+                let also = || match &arg.kind {
+                    TypedExprKind::Ref(r) => cache::rule_percentiles(self.rule, r),
+                    _ => Vec::new(),
+                };
+                self.cache.percentile(&s.vals, p, also)
+            }) {
                 Some(x) => x,
                 None => return missing(format!("no samples in `{}`", self.src(arg))),
             },

@@ -716,6 +716,18 @@ impl<'a> Evaluation<'a> {
         {
             return s.clone();
         }
+        // On the target's axis (the usual case): its time stamps are taken once.
+        if let Some(mut vals) = self.series.axis_values(t, m)
+            && let Some(times) = self.cache.target_axis(t, || self.series.axis(t))
+            && times.len() == vals.len()
+        {
+            to_stored_all(m.unit(), &mut vals);
+            let stored = Some((times, Arc::new(vals)));
+            if let Ok(mut cache) = self.cache.series.lock() {
+                cache.insert((t, m), stored.clone());
+            }
+            return stored;
+        }
         let stored = self.series.series_columns(t, m).map(|(mut times, mut vals)| {
             if vals.iter().any(|v| !v.is_finite()) {
                 let keep: Vec<bool> = vals.iter().map(|v| v.is_finite()).collect();
