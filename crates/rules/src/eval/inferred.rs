@@ -3,10 +3,11 @@
 //! `vm_sizes_near`). Plain functions over numbers, called by the built-ins in
 //! `functions.rs` and tested here.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::facts::CatalogCaps;
-use super::value::{OrMissing, TimeSeries, Value, missing};
+use super::value::{OrMissing, TimeSeries, Times, Value, missing};
 use super::{AZURE_MB, Evaluation};
 use crate::builtins::Builtin;
 use crate::check::TypedExpr;
@@ -34,7 +35,7 @@ pub(crate) enum Band {
 /// `min_busy` busy samples; none busy is an empty band (an idle target holds no ceiling).
 /// The band is chosen by value alone, so the order of the samples does not change it.
 pub(crate) fn plateau_band(vals: &[f64], busy: &[bool], min_busy: usize) -> Band {
-    let busy_vals: Vec<f64> =
+    let mut busy_vals: Vec<f64> =
         vals.iter().zip(busy).filter(|(v, b)| **b && v.is_finite()).map(|(v, _)| *v).collect();
     if busy_vals.is_empty() {
         return Band::Samples(Vec::new());
@@ -42,7 +43,8 @@ pub(crate) fn plateau_band(vals: &[f64], busy: &[bool], min_busy: usize) -> Band
     if busy_vals.len() < min_busy {
         return Band::TooFew(busy_vals.len());
     }
-    let Some(p99) = super::value::percentile(&busy_vals, 99.0) else {
+    // Finite already: selected in place (the value `percentile` gives).
+    let Some(p99) = advisor_model::nearest_ranks(&mut busy_vals, &[99.0])[0] else {
         return Band::Samples(Vec::new());
     };
     let floor = p99 * TOP_BAND;
@@ -259,13 +261,10 @@ impl Evaluation<'_> {
                 if x.len() == 1 && x.times.first().is_some_and(Option::is_none) {
                     return Ok(Value::Nums(x.clone()));
                 }
-                let pairs: TimeSeries<(f64, bool)> = match busy {
-                    Value::Bools(c) => x.join(c, |v, b| (v, b)),
-                    Value::Bool(b) => x.map(|v| (v, *b)),
-                    v => return missing(format!("plateau() of {}", v.describe())),
-                };
-                let vals: Vec<f64> = pairs.vals.iter().map(|p| p.0).collect();
-                let flags: Vec<bool> = pairs.vals.iter().map(|p| p.1).collect();
+                if !matches!(busy, Value::Bools(_) | Value::Bool(_)) {
+                    return missing(format!("plateau() of {}", busy.describe()));
+                }
+                let (times, vals, flags) = flagged(x, busy);
                 let min = min.max(0.0).round() as usize;
                 match plateau_band(&vals, &flags, min) {
                     Band::TooFew(n) => {
@@ -278,7 +277,7 @@ impl Evaluation<'_> {
                         ))
                     }
                     Band::Samples(idx) => Ok(Value::Nums(TimeSeries {
-                        times: Arc::new(idx.iter().map(|i| pairs.times[*i]).collect()),
+                        times: Arc::new(idx.iter().map(|i| times[*i]).collect()),
                         vals: Arc::new(idx.iter().map(|i| vals[*i]).collect()),
                         interval: x.interval_s(),
                     })),
@@ -313,25 +312,89 @@ impl Evaluation<'_> {
 
 /// The samples of `x` (joined on time with `cond`) where `cond` holds.
 fn select(x: &TimeSeries<f64>, cond: &Value) -> TimeSeries<f64> {
-    let pairs: TimeSeries<(f64, bool)> = match cond {
-        Value::Bools(c) => x.join(c, |v, b| (v, b)),
-        Value::Bool(b) => x.map(|v| (v, *b)),
-        _ => x.map(|v| (v, false)),
-    };
-    let (times, vals): (Vec<Option<i64>>, Vec<f64>) = pairs
-        .times
+    let (times, vals, flags) = flagged(x, cond);
+    let (times, vals): (Vec<Option<i64>>, Vec<f64>) = times
         .iter()
-        .zip(pairs.vals.iter())
-        .filter(|(_, (_, b))| *b)
-        .map(|(t, (v, _))| (*t, *v))
+        .zip(vals.iter())
+        .zip(flags.iter())
+        .filter(|(_, b)| **b)
+        .map(|((t, v), _)| (*t, *v))
         .unzip();
     TimeSeries { times: Arc::new(times), vals: Arc::new(vals), interval: x.interval_s() }
+}
+
+/// `x`'s samples where `cond` is known, each with its flag (false where `cond` is not a
+/// bool): its time stamps, values and flags. On one time axis (the usual case) they are
+/// `x`'s own and `cond`'s own, not copies.
+fn flagged<'a>(
+    x: &'a TimeSeries<f64>,
+    cond: &'a Value,
+) -> (Times, Cow<'a, [f64]>, Cow<'a, [bool]>) {
+    match cond {
+        Value::Bools(c) if Arc::ptr_eq(&x.times, &c.times) || x.times == c.times => {
+            let n = x.len().min(c.len());
+            (x.times.clone(), Cow::Borrowed(&x.vals[..n]), Cow::Borrowed(&c.vals[..n]))
+        }
+        Value::Bools(c) => {
+            let pairs = x.join(c, |v, b| (v, b));
+            let vals = pairs.vals.iter().map(|p| p.0).collect();
+            let flags = pairs.vals.iter().map(|p| p.1).collect();
+            (pairs.times, Cow::Owned(vals), Cow::Owned(flags))
+        }
+        Value::Bool(b) => {
+            (x.times.clone(), Cow::Borrowed(&x.vals[..]), Cow::Owned(vec![*b; x.len()]))
+        }
+        _ => (x.times.clone(), Cow::Borrowed(&x.vals[..]), Cow::Owned(vec![false; x.len()])),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::facts::{SizeCaps, SkuCaps};
     use super::*;
+
+    // `keep` of a series on its condition's axis (shared or equal) reads both in place;
+    // on other time stamps it pairs them by time first. Either way the kept samples are
+    // those of the time-paired definition.
+    #[test]
+    fn kept_samples_are_the_time_paired_ones_on_any_axis() {
+        let axis: Times = Arc::new((0..5).map(|i| Some(i * 1000)).collect());
+        let x = TimeSeries::new(axis.clone(), vec![1.0, 2.0, 3.0, 4.0, 5.0], Some(1.0));
+        let flags = vec![true, false, true, true, false];
+        let want = |x: &TimeSeries<f64>, c: &TimeSeries<bool>| {
+            let pairs = x.join(c, |v, b| (v, b));
+            let kept: Vec<(Option<i64>, f64)> = pairs
+                .times
+                .iter()
+                .zip(pairs.vals.iter())
+                .filter(|(_, p)| p.1)
+                .map(|(t, p)| (*t, p.0))
+                .collect();
+            kept
+        };
+        let got = |s: TimeSeries<f64>| -> Vec<(Option<i64>, f64)> {
+            s.times.iter().copied().zip(s.vals.iter().copied()).collect()
+        };
+        let shared = TimeSeries::new(axis.clone(), flags.clone(), None);
+        let equal = TimeSeries::new(Arc::new((*axis).clone()), flags.clone(), None);
+        let other = TimeSeries::new(
+            Arc::new(vec![Some(1000), Some(2000), Some(9000)]),
+            vec![true; 3],
+            None,
+        );
+        for c in [&shared, &equal, &other] {
+            let kept = select(&x, &Value::Bools(c.clone()));
+            assert_eq!(kept.interval, Some(1.0));
+            assert_eq!(got(kept), want(&x, c));
+        }
+        assert_eq!(
+            got(select(&x, &Value::Bools(shared))),
+            vec![(Some(0), 1.0), (Some(2000), 3.0), (Some(3000), 4.0)]
+        );
+        assert_eq!(select(&x, &Value::Bool(true)).vals, x.vals);
+        assert!(select(&x, &Value::Bool(false)).is_empty());
+        assert!(select(&x, &Value::Num(1.0)).is_empty());
+    }
 
     fn sku(name: &str, tier: &str, caps: [Option<f64>; 4]) -> SkuCaps {
         SkuCaps {

@@ -124,9 +124,9 @@ pub(super) fn num_op(a: Value, b: Value, f: impl Fn(f64, f64) -> f64) -> OrMissi
             let z = f(x, y);
             if z.is_finite() { Ok(Value::Num(z)) } else { missing("a computation gave no number") }
         }
-        (Value::Nums(s), Value::Num(y)) => Ok(Value::Nums(s.map(|x| f(x, y)).finite())),
-        (Value::Num(x), Value::Nums(s)) => Ok(Value::Nums(s.map(|y| f(x, y)).finite())),
-        (Value::Nums(s), Value::Nums(t)) => Ok(Value::Nums(s.join(&t, f).finite())),
+        (Value::Nums(s), Value::Num(y)) => Ok(Value::Nums(s.map_owned(|x| f(x, y)).finite())),
+        (Value::Num(x), Value::Nums(s)) => Ok(Value::Nums(s.map_owned(|y| f(x, y)).finite())),
+        (Value::Nums(s), Value::Nums(t)) => Ok(Value::Nums(s.join_owned(t, f).finite())),
         (a, b) => missing(format!("arithmetic on {} and {}", a.describe(), b.describe())),
     }
 }
@@ -144,9 +144,9 @@ pub(super) fn cmp_op(a: Value, b: Value, f: impl Fn(f64, f64) -> bool) -> OrMiss
 pub(super) fn bool_op(a: Value, b: Value, f: impl Fn(bool, bool) -> bool) -> OrMissing<Value> {
     match (a, b) {
         (Value::Bool(x), Value::Bool(y)) => Ok(Value::Bool(f(x, y))),
-        (Value::Bools(s), Value::Bool(y)) => Ok(Value::Bools(s.map(|x| f(x, y)))),
-        (Value::Bool(x), Value::Bools(s)) => Ok(Value::Bools(s.map(|y| f(x, y)))),
-        (Value::Bools(s), Value::Bools(t)) => Ok(Value::Bools(s.join(&t, f))),
+        (Value::Bools(s), Value::Bool(y)) => Ok(Value::Bools(s.map_owned(|x| f(x, y)))),
+        (Value::Bool(x), Value::Bools(s)) => Ok(Value::Bools(s.map_owned(|y| f(x, y)))),
+        (Value::Bools(s), Value::Bools(t)) => Ok(Value::Bools(s.join_owned(t, f))),
         (a, b) => missing(format!("logic on {} and {}", a.describe(), b.describe())),
     }
 }

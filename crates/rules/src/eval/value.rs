@@ -66,6 +66,41 @@ impl<T: Copy> TimeSeries<T> {
         }
     }
 
+    /// [`TimeSeries::map`] to the same type, taking the series: the values are written
+    /// over in place when nothing else holds them (a temporary of an expression), so a
+    /// chain of operations on a day of samples does not allocate a series for each.
+    pub(crate) fn map_owned(mut self, f: impl Fn(T) -> T) -> TimeSeries<T> {
+        match Arc::get_mut(&mut self.vals) {
+            Some(v) => {
+                v.iter_mut().for_each(|x| *x = f(*x));
+                self
+            }
+            None => self.map(f),
+        }
+    }
+
+    /// [`TimeSeries::join`] to the same type, taking both series: on one time axis, the
+    /// result is written over the values of whichever nothing else holds.
+    pub(crate) fn join_owned(
+        mut self,
+        mut other: TimeSeries<T>,
+        f: impl Fn(T, T) -> T,
+    ) -> TimeSeries<T> {
+        if Arc::ptr_eq(&self.times, &other.times) || self.times == other.times {
+            let interval = self.interval.or(other.interval);
+            if let Some(a) = Arc::get_mut(&mut self.vals) {
+                a.iter_mut().zip(other.vals.iter()).for_each(|(x, y)| *x = f(*x, *y));
+                self.interval = interval;
+                return self;
+            }
+            if let Some(b) = Arc::get_mut(&mut other.vals) {
+                b.iter_mut().zip(self.vals.iter()).for_each(|(y, x)| *y = f(*x, *y));
+                return TimeSeries { times: self.times, vals: other.vals, interval };
+            }
+        }
+        self.join(&other, f)
+    }
+
     /// Inner join on time: the points both have, in time order. On the same time axis
     /// (the usual case) that is every point, paired by position.
     pub(crate) fn join<U: Copy, O>(
@@ -292,6 +327,44 @@ pub(crate) fn natural_key(s: &str) -> Vec<(String, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Taking the series gives what the copying forms give, and writes over the values
+    // only when nothing else holds them.
+    #[test]
+    fn owned_operations_are_the_copying_ones_in_place_when_alone() {
+        let axis: Times = Arc::new((0..4).map(|i| Some(i * 1000)).collect());
+        let a = || TimeSeries::new(axis.clone(), vec![1.0, 2.0, 3.0, 4.0], None);
+        let b = TimeSeries::new(axis.clone(), vec![10.0, 20.0, 30.0, 40.0], Some(1.0));
+        let want = a().join(&b, |x, y| x - y);
+        // Alone: in place, in the left's buffer.
+        let left = a();
+        let at = Arc::as_ptr(&left.vals);
+        let got = left.join_owned(b.clone(), |x, y| x - y);
+        assert_eq!(got, want);
+        assert_eq!(Arc::as_ptr(&got.vals), at);
+        // The left is held elsewhere (a let's value, the cache's series): the right's
+        // buffer, with the operands in their order.
+        let held = a();
+        let right = TimeSeries::new(axis.clone(), vec![10.0, 20.0, 30.0, 40.0], Some(1.0));
+        let at = Arc::as_ptr(&right.vals);
+        let got = held.clone().join_owned(right, |x, y| x - y);
+        assert_eq!((got.clone(), Arc::as_ptr(&got.vals)), (want.clone(), at));
+        assert_eq!(*held.vals, vec![1.0, 2.0, 3.0, 4.0], "a held series is not written");
+        // Both held: a new series.
+        let got = held.clone().join_owned(b.clone(), |x, y| x - y);
+        assert_eq!(got, want);
+        assert_eq!(*b.vals, vec![10.0, 20.0, 30.0, 40.0]);
+        // Other time stamps: the inner join.
+        let other = TimeSeries::new(Arc::new(vec![Some(1000), Some(3000)]), vec![5.0, 6.0], None);
+        assert_eq!(a().join_owned(other.clone(), |x, y| x + y), a().join(&other, |x, y| x + y));
+        // map
+        let one = a();
+        let at = Arc::as_ptr(&one.vals);
+        let got = one.map_owned(|x| x * 2.0);
+        assert_eq!((got.clone(), Arc::as_ptr(&got.vals)), (a().map(|x| x * 2.0), at));
+        assert_eq!(held.clone().map_owned(|x| x * 2.0), held.map(|x| x * 2.0));
+        assert_eq!(*held.vals, vec![1.0, 2.0, 3.0, 4.0]);
+    }
 
     #[test]
     fn runs_and_their_text() {
