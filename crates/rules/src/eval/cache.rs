@@ -1,5 +1,6 @@
-//! The series the rules of one evaluation read, converted once and shared; each metric's
-//! series dropped when no rule still to be evaluated reads it.
+//! The series the rules read for one group of subjects (see [`super::evaluate`]),
+//! converted once and shared by the group's rules, with the percentiles taken of them;
+//! dropped with the group.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
@@ -12,7 +13,7 @@ use crate::builtins::Builtin;
 use crate::check::{CheckedRule, Ref, TypedExpr, TypedExprKind, TypedPart};
 
 /// The series rules have read, in stored units and finite, by target and metric: shared by
-/// every rule of one [`super::evaluate`] (`None`: the series source has no such series).
+/// the rules of one group (`None`: the series source has no such series).
 pub(super) type StoredSeries = Option<(Times, Arc<Vec<f64>>)>;
 
 /// A series' values (weakly held) and the percentiles taken of them: `(P's bits, value)`.
@@ -21,10 +22,6 @@ type Ranked = (Weak<Vec<f64>>, Vec<(u64, Option<f64>)>);
 #[derive(Default)]
 pub(super) struct SeriesCache {
     pub(super) series: Mutex<HashMap<(TargetId, Metric), StoredSeries>>,
-    /// Per metric, the rules still to be evaluated that read it: when none is left, its
-    /// series are dropped, so the cache never holds every series of a large capture at
-    /// once. A metric not counted here is kept (a rule read outside [`super::evaluate`]).
-    users: Mutex<HashMap<Metric, usize>>,
     /// The distinct time axes seen per capture: a new series whose time stamps equal one
     /// of them shares it, so operations between its targets' series pair by position.
     axes: Mutex<HashMap<usize, Vec<Times>>>,
@@ -38,49 +35,6 @@ pub(super) struct SeriesCache {
 }
 
 impl SeriesCache {
-    /// A cache for `rules`: each metric counted once per rule that reads it, and once
-    /// more, never to be released, when an `explains ... where` condition reads it (those
-    /// are evaluated after every rule).
-    pub(super) fn for_rules(rules: &[&CheckedRule]) -> Self {
-        let mut users: HashMap<Metric, usize> = HashMap::new();
-        for r in rules {
-            for m in rule_metrics(r) {
-                *users.entry(m).or_default() += 1;
-            }
-            if let Some(cond) = &r.explains_where {
-                let mut ms = Vec::new();
-                expr_metrics(cond, &mut ms);
-                for m in ms {
-                    *users.entry(m).or_default() += 1;
-                }
-            }
-        }
-        Self { users: Mutex::new(users), ..Self::default() }
-    }
-
-    /// `rule` is done: the series of the metrics no rule still to come reads are dropped.
-    pub(super) fn release(&self, rule: &CheckedRule) {
-        let mut done: Vec<Metric> = Vec::new();
-        if let Ok(mut users) = self.users.lock() {
-            for m in rule_metrics(rule) {
-                if let Some(n) = users.get_mut(&m) {
-                    *n = n.saturating_sub(1);
-                    if *n == 0 {
-                        done.push(m);
-                    }
-                }
-            }
-        }
-        if !done.is_empty()
-            && let Ok(mut series) = self.series.lock()
-        {
-            series.retain(|(_, m), _| !done.contains(m));
-        }
-        if let Ok(mut ranks) = self.ranks.lock() {
-            ranks.retain(|_, (weak, _)| weak.strong_count() > 0);
-        }
-    }
-
     /// The nearest-rank `p`th percentile of the finite values of `vals`
     /// ([`super::value::percentile`]), taken once per series and percentile. When it is
     /// not known yet, the percentiles `also` gives (those the rule takes of the same
@@ -210,28 +164,6 @@ fn walk(e: &TypedExpr, f: &mut dyn FnMut(&TypedExpr)) {
     }
 }
 
-/// The metrics a rule reads, each once: every series it can ask the cache for.
-fn rule_metrics(rule: &CheckedRule) -> Vec<Metric> {
-    let mut out = Vec::new();
-    each_expr(rule, &mut |e| {
-        if let TypedExprKind::Ref(Ref::Metric { metric, .. }) = &e.kind {
-            out.push(*metric);
-        }
-    });
-    out.sort_unstable();
-    out.dedup();
-    out
-}
-
-/// Adds the metrics `e` reads to `out`.
-fn expr_metrics(e: &TypedExpr, out: &mut Vec<Metric>) {
-    walk(e, &mut |x| {
-        if let TypedExprKind::Ref(Ref::Metric { metric, .. }) = &x.kind {
-            out.push(*metric);
-        }
-    });
-}
-
 /// The percentiles `rule` takes of `of` with a constant P (`p95(iops)`, `pct(latency_ms,
 /// 99.9)`): the ones worth taking together when one of them is asked for.
 pub(super) fn rule_percentiles(rule: &CheckedRule, of: &Ref) -> Vec<f64> {
@@ -303,6 +235,5 @@ mod tests {
         let iops = Ref::Metric { of: crate::check::Owner::Scope, metric: Metric::Iops };
         assert_eq!(rule_percentiles(&rule, &iops), vec![99.0]);
         assert_eq!(rule_percentiles(&rule, &Ref::Let(3)), vec![50.0, 99.0]);
-        assert_eq!(rule_metrics(&rule), vec![Metric::Iops, Metric::LatencyMs]);
     }
 }

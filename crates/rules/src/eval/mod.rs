@@ -75,27 +75,68 @@ pub struct Outcome {
     pub not_evaluated: Vec<NotEvaluated>,
 }
 
-/// Evaluates every rule against `facts` and `series`, rules in parallel, output sorted
-/// deterministically.
+/// Evaluates every rule against `facts` and `series`, output sorted deterministically.
+///
+/// Subject by subject, not rule by rule: the pairs of a rule and a subject are grouped by
+/// the capture targets the subject reads (a target, and a disk or benchmark matched to
+/// it, are one group), and each group is evaluated on its own with its own series cache,
+/// dropped when the group is done. So the series of one or two targets are held at a
+/// time, not those of every target for as long as some rule still reads them; a `vm`
+/// rule, which reads every target, is a group of its own. The groups are shared among
+/// the machine's cores; the outcome is the same whatever order they finish in.
 pub fn evaluate<'r>(
     rules: impl IntoIterator<Item = &'r CheckedRule>,
     facts: &Facts,
     series: &dyn SeriesSource,
 ) -> Outcome {
     let rules: Vec<&CheckedRule> = rules.into_iter().collect();
-    let cache = &SeriesCache::for_rules(&rules);
-    // Rule by rule: a few rules over many series take most of the time.
-    let parts = advisor_model::par::map_indexed(rules.len(), 8, |i| {
-        let out = evaluate_rule_with(rules[i], facts, series, cache);
-        cache.release(rules[i]);
-        out
+    let subs: Vec<Result<Vec<Option<Element>>, &'static str>> =
+        rules.iter().map(|r| subjects(r.scope, facts)).collect();
+    let mut groups: Vec<Vec<(usize, usize)>> = Vec::new();
+    let mut by_targets: HashMap<Vec<TargetId>, usize> = HashMap::new();
+    for (r, s) in subs.iter().enumerate() {
+        for (j, sub) in s.iter().flatten().enumerate() {
+            let g = match sub.and_then(|e| subject_targets(facts, e)) {
+                Some(key) => *by_targets.entry(key).or_insert_with(|| {
+                    groups.push(Vec::new());
+                    groups.len() - 1
+                }),
+                None => {
+                    groups.push(Vec::new());
+                    groups.len() - 1
+                }
+            };
+            groups[g].push((r, j));
+        }
+    }
+    let done = advisor_model::par::map_indexed(groups.len(), 8, |g| {
+        let cache = SeriesCache::default();
+        groups[g]
+            .iter()
+            .map(|&(r, j)| {
+                let sub = subs[r].as_ref().ok().and_then(|v| v.get(j).copied()).flatten();
+                ((r, j), evaluate_subject(rules[r], sub, facts, series, &cache))
+            })
+            .collect::<Vec<_>>()
     });
+    let mut per_rule: Vec<Vec<Option<Subject>>> = subs
+        .iter()
+        .map(|s| s.as_ref().map_or(0, Vec::len))
+        .map(|n| (0..n).map(|_| None).collect())
+        .collect();
+    for ((r, j), o) in done.into_iter().flatten() {
+        per_rule[r][j] = Some(o);
+    }
     let mut out = Outcome::default();
-    for p in parts {
-        out.findings.extend(p.findings);
-        out.not_evaluated.extend(p.not_evaluated);
+    for ((rule, s), results) in rules.iter().zip(&subs).zip(per_rule) {
+        let results = s.as_ref().map_err(|e| *e).map(|_| results.into_iter().flatten().collect());
+        let o = rule_outcome(rule, results);
+        out.findings.extend(o.findings);
+        out.not_evaluated.extend(o.not_evaluated);
     }
     sort(&mut out);
+    // The `explains ... where` conditions below read what they need again.
+    let cache = &SeriesCache::default();
     let by_id: HashMap<&str, &CheckedRule> = rules.iter().map(|r| (r.id.as_str(), *r)).collect();
     let explains = |id: &str| by_id.get(id).map_or(&[][..], |r| r.explains.as_slice());
     // `explains ... where COND`: in a `vm` rule, for the disk the effect is about (an
@@ -216,9 +257,43 @@ fn evaluate_rule_with(
     series: &dyn SeriesSource,
     cache: &SeriesCache,
 ) -> Outcome {
+    let results = subjects(rule.scope, facts).map(|subs| {
+        subs.iter().map(|sub| evaluate_subject(rule, *sub, facts, series, cache)).collect()
+    });
+    rule_outcome(rule, results)
+}
+
+/// What one rule gave for one subject.
+enum Subject {
+    Fired(Box<Finding>),
+    Quiet,
+    /// The subject's name and why the rule could not be evaluated for it.
+    Skipped(String, String),
+}
+
+fn evaluate_subject(
+    rule: &CheckedRule,
+    sub: Option<Element>,
+    facts: &Facts,
+    series: &dyn SeriesSource,
+    cache: &SeriesCache,
+) -> Subject {
+    let mut env = Evaluation::new(rule, (facts, series), sub, cache);
+    let name = env.subject_name();
+    match env.eval(&rule.when) {
+        Ok(Value::Bool(true)) => Subject::Fired(Box::new(env.finding(name))),
+        Ok(Value::Bool(false)) => Subject::Quiet,
+        Ok(v) => Subject::Skipped(name, format!("the condition gave {}, not a bool", v.describe())),
+        Err(Missing(reason)) => Subject::Skipped(name, reason),
+    }
+}
+
+/// A rule's outcome from what each of its subjects gave, in the order of its subjects
+/// (or why it has none).
+fn rule_outcome(rule: &CheckedRule, results: Result<Vec<Subject>, &'static str>) -> Outcome {
     let mut out = Outcome::default();
-    let subs = match subjects(rule.scope, facts) {
-        Ok(s) => s,
+    let results = match results {
+        Ok(r) => r,
         Err(reason) => {
             out.not_evaluated.push(NotEvaluated {
                 rule: rule.id.clone(),
@@ -228,17 +303,13 @@ fn evaluate_rule_with(
             return out;
         }
     };
+    let n = results.len();
     let mut skipped: Vec<(String, String)> = Vec::new();
-    for sub in &subs {
-        let mut env = Evaluation::new(rule, (facts, series), *sub, cache);
-        let name = env.subject_name();
-        match env.eval(&rule.when) {
-            Ok(Value::Bool(true)) => out.findings.push(env.finding(name)),
-            Ok(Value::Bool(false)) => {}
-            Ok(v) => {
-                skipped.push((name, format!("the condition gave {}, not a bool", v.describe())))
-            }
-            Err(Missing(reason)) => skipped.push((name, reason)),
+    for r in results {
+        match r {
+            Subject::Fired(f) => out.findings.push(*f),
+            Subject::Quiet => {}
+            Subject::Skipped(name, reason) => skipped.push((name, reason)),
         }
     }
     // One line per distinct reason: for the whole rule when every subject shares it, else
@@ -250,9 +321,7 @@ fn evaluate_rule_with(
             None => groups.push((reason, vec![name])),
         }
     }
-    let whole = groups.len() == 1
-        && groups[0].1.len() == subs.len()
-        && (subs.len() > 1 || rule.scope == Scope::Vm);
+    let whole = groups.len() == 1 && groups[0].1.len() == n && (n > 1 || rule.scope == Scope::Vm);
     for (reason, mut names) in groups {
         // Sorted, numbers by value (disk2 before disk10): the inputs' order (which file
         // came first) must not change the report.
@@ -262,6 +331,20 @@ fn evaluate_rule_with(
     }
     sort(&mut out);
     out
+}
+
+/// The capture targets a subject reads its series from, sorted; `None` when it names
+/// none (a disk no capture matches: a group of its own).
+fn subject_targets(facts: &Facts, e: Element) -> Option<Vec<TargetId>> {
+    let mut t = match e {
+        Element::Disk(i) => facts.disks.get(i)?.targets.clone(),
+        Element::Pool(i) => facts.pools.get(i)?.targets.clone(),
+        Element::Bench(i) => vec![facts.benches.get(i)?.target],
+        Element::Target(i) => vec![facts.targets.get(i)?.id],
+    };
+    t.sort_unstable();
+    t.dedup();
+    (!t.is_empty()).then_some(t)
 }
 
 /// One rule evaluated for one subject.

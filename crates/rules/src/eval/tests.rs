@@ -666,3 +666,68 @@ fn platform_scope_budgets_and_run_functions() {
     assert!(o.not_evaluated[0].reason.starts_with("no Azure Monitor metrics in the inputs"));
     let _ = guest;
 }
+
+// Subject by subject with a cache per group of targets gives what each rule evaluated on
+// its own gives: every finding (its texts, figures and episodes) and every reason a rule
+// was not evaluated, with the shipped rules over disks that fire some of them.
+#[test]
+fn grouped_evaluation_is_rule_by_rule_evaluation() {
+    let (mut c, e) = one_disk();
+    let f = c.facts.add_target("3 F:", TargetKind::Disk);
+    c.series.intervals.insert(f, 1.0);
+    c.facts.disks.push(DiskInfo {
+        limits: disk("F:", Cache::None, Role::Log, Some(5000.0), Some(200.0)),
+        tier: Some("Premium SSD".to_owned()),
+        temp: false,
+        targets: vec![f],
+    });
+    // A disk no capture names: a group of its own.
+    c.facts.disks.push(DiskInfo {
+        limits: disk("G:", Cache::None, Role::Data, Some(500.0), Some(100.0)),
+        tier: None,
+        temp: false,
+        targets: vec![],
+    });
+    let wave = |base: f64, i: usize| base * (1.0 + 0.3 * ((i % 17) as f64 / 17.0));
+    for (t, iops, kib, lat) in [(e, 4900.0, 8.0, 12.0), (f, 900.0, 256.0, 60.0)] {
+        let s = |g: &dyn Fn(usize) -> f64| -> Series {
+            (0..240).map(|i| (Some(i as i64 * 1000), g(i))).collect()
+        };
+        c.series.set_series(t, Metric::Iops, s(&|i| wave(iops, i).min(5000.0)));
+        c.series.set_series(t, Metric::WriteIops, s(&|i| wave(iops, i) / 2.0));
+        c.series.set_series(t, Metric::ReadIops, s(&|i| wave(iops, i) / 2.0));
+        c.series.set_series(t, Metric::Mbps, s(&|i| wave(iops, i) * kib / 1024.0));
+        c.series.set_series(t, Metric::IoKib, s(&|_| kib));
+        c.series.set_series(
+            t,
+            Metric::LatencyMs,
+            s(&|i| wave(lat, i) * if i % 50 == 0 { 20.0 } else { 1.0 }),
+        );
+        c.series.set_series(t, Metric::QueueDepth, s(&|i| wave(32.0, i)));
+    }
+    let (reg, res) = Registry::shipped();
+    res.unwrap();
+    let together = evaluate(reg.rules(), &c.facts, &c.series);
+    let mut alone = Outcome::default();
+    for r in reg.rules() {
+        let o = evaluate_rule(r, &c.facts, &c.series);
+        alone.findings.extend(o.findings);
+        alone.not_evaluated.extend(o.not_evaluated);
+    }
+    sort(&mut alone);
+    assert!(together.findings.len() >= 3, "{together:#?}");
+    let strip = |o: &Outcome| -> Vec<Finding> {
+        o.findings
+            .iter()
+            .cloned()
+            .map(|mut f| {
+                // Linked after the rules ran: not a rule's own output.
+                f.causes.clear();
+                f.explained_by.clear();
+                f
+            })
+            .collect()
+    };
+    assert_eq!(strip(&together), strip(&alone));
+    assert_eq!(together.not_evaluated, alone.not_evaluated);
+}
