@@ -46,42 +46,59 @@ fn disk_caps(d: &DiskInfo) -> DiskCaps {
 /// Every storage target's series, then the VM budgets', each at most `n` points.
 pub(crate) fn sampled(bound: &Bound, source: &dyn SeriesSource, n: usize) -> Vec<SampledSeries> {
     let facts = &bound.facts;
+    // Target by target on every core, the VM's budgets as one more item; in index order.
+    let targets = facts.targets.len();
+    advisor_model::par::map_indexed(targets + 1, 8, |i| match facts.targets.get(i) {
+        Some(_) => target_series(bound, source, i, n),
+        None => budgets(facts, source, n),
+    })
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// The charts of target `i`: its IOPS, MB/s and latency (a platform target's budgets).
+fn target_series(
+    bound: &Bound,
+    source: &dyn SeriesSource,
+    i: usize,
+    n: usize,
+) -> Vec<SampledSeries> {
+    let facts = &bound.facts;
+    let Some(t) = facts.targets.get(i) else { return Vec::new() };
+    let storage = matches!(
+        t.kind,
+        TargetKind::Disk | TargetKind::Volume | TargetKind::Device | TargetKind::Aggregate
+    );
+    // Azure Monitor's budgets: the share of the cap consumed, each minute.
+    let metrics: &[Metric] = match t.kind {
+        TargetKind::Platform => &[Metric::IopsConsumedPct, Metric::MbpsConsumedPct],
+        _ if storage => &[Metric::Iops, Metric::Mbps, Metric::LatencyMs],
+        _ => return Vec::new(),
+    };
+    let disk = bound
+        .disk_of
+        .get(i)
+        .copied()
+        .flatten()
+        .and_then(|d| facts.disks.get(d))
+        .filter(|d| !d.temp)
+        .map(disk_caps);
+    let vm = facts.vm.as_ref().filter(|_| t.kind == TargetKind::Aggregate).map(vm_caps);
     let mut out = Vec::new();
-    for (i, t) in facts.targets.iter().enumerate() {
-        let storage = matches!(
-            t.kind,
-            TargetKind::Disk | TargetKind::Volume | TargetKind::Device | TargetKind::Aggregate
-        );
-        // Azure Monitor's budgets: the share of the cap consumed, each minute.
-        let metrics: &[Metric] = match t.kind {
-            TargetKind::Platform => &[Metric::IopsConsumedPct, Metric::MbpsConsumedPct],
-            _ if storage => &[Metric::Iops, Metric::Mbps, Metric::LatencyMs],
-            _ => continue,
-        };
-        let disk = bound
-            .disk_of
-            .get(i)
-            .copied()
-            .flatten()
-            .and_then(|d| facts.disks.get(d))
-            .filter(|d| !d.temp)
-            .map(disk_caps);
-        let vm = facts.vm.as_ref().filter(|_| t.kind == TargetKind::Aggregate).map(vm_caps);
-        for &metric in metrics {
-            let Some(s) = source.series(t.id, metric) else { continue };
-            let pts: Vec<(i64, f64)> = s.iter().filter_map(|(t, v)| t.map(|t| (t, *v))).collect();
-            if pts.len() < 2 {
-                continue;
-            }
-            out.push(SampledSeries {
-                of: SeriesOf::Target { name: t.name.clone(), disk: disk.clone(), vm: vm.clone() },
-                file: t.file.clone(),
-                metric: metric.name().to_owned(),
-                points: reduce_points(&pts, n),
-            });
+    for &metric in metrics {
+        let Some(s) = source.series(t.id, metric) else { continue };
+        let pts: Vec<(i64, f64)> = s.iter().filter_map(|(t, v)| t.map(|t| (t, *v))).collect();
+        if pts.len() < 2 {
+            continue;
         }
+        out.push(SampledSeries {
+            of: SeriesOf::Target { name: t.name.clone(), disk: disk.clone(), vm: vm.clone() },
+            file: t.file.clone(),
+            metric: metric.name().to_owned(),
+            points: reduce_points(&pts, n),
+        });
     }
-    out.extend(budgets(facts, source, n));
     out
 }
 
