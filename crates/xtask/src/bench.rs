@@ -3,7 +3,9 @@
 //!
 //! Every measurement runs in a child process (this binary again, `case` or `floor`), so
 //! that its peak RSS (`VmHWM` of `/proc/self/status`, read by the child just before it
-//! exits) is its own. Each case runs `--reps` times; the table shows medians.
+//! exits) is its own. Each case runs `--reps` times; the table shows medians. The runs of
+//! one case go round by round (advisor, the floor, the README's build, python), and a
+//! ratio is the median of each round's ratio, not a ratio of medians taken minutes apart.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -245,22 +247,36 @@ fn num(v: &Value, k: &str) -> f64 {
 
 /// Medians of each field over runs, plus the parent's wall time as `wall_s`.
 fn run(args: &[&str], reps: usize) -> Result<Value> {
-    let mut runs = Vec::new();
-    for _ in 0..reps.max(1) {
-        let (mut v, wall) = child(args)?;
-        let extra = v.get("extra_s").and_then(Value::as_f64).unwrap_or(0.0);
-        if let Some(o) = v.as_object_mut() {
-            o.insert("wall_s".into(), json!(wall - extra));
-        }
-        runs.push(v);
+    let runs = (0..reps.max(1)).map(|_| run_once(args)).collect::<Result<Vec<_>>>()?;
+    Ok(medians(&runs))
+}
+
+/// One child run, with the parent's wall time (less any time the child says was extra)
+/// as `wall_s`.
+fn run_once(args: &[&str]) -> Result<Value> {
+    let (mut v, wall) = child(args)?;
+    let extra = v.get("extra_s").and_then(Value::as_f64).unwrap_or(0.0);
+    if let Some(o) = v.as_object_mut() {
+        o.insert("wall_s".into(), json!(wall - extra));
     }
+    Ok(v)
+}
+
+/// The median of each field over `runs`.
+fn medians(runs: &[Value]) -> Value {
     let mut m = serde_json::Map::new();
     if let Some(first) = runs.first().and_then(Value::as_object) {
         for k in first.keys() {
             m.insert(k.clone(), json!(median(runs.iter().map(|r| num(r, k)).collect())));
         }
     }
-    Ok(Value::Object(m))
+    Value::Object(m)
+}
+
+/// The median over rounds of `a[i].ka / b[i].kb`: a ratio of two runs taken one after the
+/// other, so a machine whose speed drifts slows both alike.
+fn paired_ratio(a: &[Value], ka: &str, b: &[Value], kb: &str) -> f64 {
+    median(a.iter().zip(b).map(|(x, y)| num(x, ka) / num(y, kb)).collect())
 }
 
 fn mb(bytes: f64) -> f64 {
@@ -286,18 +302,45 @@ pub(crate) fn bench(a: &BenchArgs) -> Result<()> {
             args.extend(["--topology", t.as_str()]);
         }
         eprintln!("{}: {} runs ...", c.name, a.reps);
-        let ours = run(&args, a.reps)?;
-        let floor = if c.floor { Some(run(&["floor", file.as_str()], a.reps)?) } else { None };
-        if c.group == "perfmon" {
-            let advisor = user.advisor(a)?;
-            let readme = median_of(a.reps, || readme_build(&advisor, c))?;
-            let python = match user.python(a) {
-                Some((py, _)) => Some(median_of(a.reps, || python_read(&py, &c.file))?),
-                None => None,
-            };
-            user_rows.push((c, readme, python));
+        // Round by round, each contender once a round (advisor, the floor, the README's
+        // build, python), so the ratios compare runs taken minutes apart at most.
+        let perfmon = c.group == "perfmon";
+        let advisor = if perfmon { Some(user.advisor(a)?) } else { None };
+        let python = if perfmon { user.python(a) } else { None };
+        let (mut ours, mut floor, mut readme, mut py) = (vec![], vec![], vec![], vec![]);
+        for _ in 0..a.reps.max(1) {
+            ours.push(run_once(&args)?);
+            if c.floor {
+                floor.push(run_once(&["floor", file.as_str()])?);
+            }
+            if let Some(adv) = &advisor {
+                readme.push(readme_build(adv, c)?);
+                if let Some((p, _)) = &python {
+                    py.push(python_read(p, &c.file)?);
+                }
+            }
         }
-        rows.push((c, ours, floor));
+        let mut o = medians(&ours);
+        let floor = (!floor.is_empty()).then(|| {
+            let ratio = paired_ratio(&ours, "wall_s", &floor, "wall_s");
+            if let Some(m) = o.as_object_mut() {
+                m.insert("floor_ratio".into(), json!(ratio));
+            }
+            medians(&floor)
+        });
+        if perfmon {
+            let mut r = medians(&readme);
+            if !py.is_empty()
+                && let Some(m) = r.as_object_mut()
+            {
+                m.insert(
+                    "python_ratio".into(),
+                    json!(paired_ratio(&readme, "wall_s", &py, "read_s")),
+                );
+            }
+            user_rows.push((c, r, (!py.is_empty()).then(|| medians(&py))));
+        }
+        rows.push((c, o, floor));
     }
     let batch = if a.only.is_empty() || a.only.iter().any(|o| "batch".contains(o.as_str())) {
         let queue = batch_queue(a)?;
@@ -335,7 +378,7 @@ pub(crate) fn bench(a: &BenchArgs) -> Result<()> {
                 Some(f) => (
                     format!("{:.2}", num(f, "wall_s")),
                     format!("{:.0}", mb(num(f, "hwm_kib") * 1024.0)),
-                    format!("**{:.2}x**", wall / num(f, "wall_s")),
+                    format!("**{:.2}x**", num(o, "floor_ratio")),
                 ),
                 None => ("".into(), "".into(), "".into()),
             };
@@ -464,18 +507,6 @@ impl User {
     }
 }
 
-/// The median of each field over `reps` runs of `f`.
-fn median_of(reps: usize, mut f: impl FnMut() -> Result<Value>) -> Result<Value> {
-    let runs = (0..reps.max(1)).map(|_| f()).collect::<Result<Vec<_>>>()?;
-    let mut m = serde_json::Map::new();
-    if let Some(first) = runs.first().and_then(Value::as_object) {
-        for k in first.keys() {
-            m.insert(k.clone(), json!(median(runs.iter().map(|r| num(r, k)).collect())));
-        }
-    }
-    Ok(Value::Object(m))
-}
-
 /// `advisor analyze FILE --topology T --format json` as a user runs it, the report thrown
 /// away: wall time and peak RSS (GNU time's `%M`).
 fn readme_build(advisor: &Path, c: &Case) -> Result<Value> {
@@ -538,7 +569,7 @@ fn user_table(user: &User, rows: &[(&Case, Value, Option<Value>)]) -> String {
                 format!("{:.2}", num(p, "read_s")),
                 format!("{:.2}", num(p, "wall_s")),
                 format!("{:.0}", mb(num(p, "hwm_kib") * 1024.0)),
-                format!("**{:.2}x**", wall / num(p, "read_s")),
+                format!("**{:.2}x**", num(r, "python_ratio")),
             ),
             None => (String::new(), String::new(), String::new(), String::new()),
         };
