@@ -21,14 +21,13 @@ mod format;
 mod functions;
 mod inferred;
 mod operators;
+mod run;
 mod value;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use advisor_model::{
-    Direction, Episode, EpisodeWindow, Finding, Metric, NotEvaluated, TargetKind, Unit,
-};
+use advisor_model::{Direction, Episode, EpisodeWindow, Finding, Metric, TargetKind, Unit};
 
 pub use facts::{
     BenchInfo, CatalogCaps, DiskInfo, Facts, MemorySeries, PoolInfo, Series, SeriesSource,
@@ -41,9 +40,10 @@ use crate::check::{
     CheckedRule, Collection, Constant, Owner, Ref, TypedExpr, TypedExprKind, TypedPart,
 };
 use crate::types::{
-    BenchField, CacheMode, DiskField, Field, PoolField, Role, Scope, Severity, TargetField, VmField,
+    BenchField, CacheMode, DiskField, Field, PoolField, Role, Severity, TargetField, VmField,
 };
 use cache::{SeriesCache, StoredSeries};
+pub use run::{Outcome, evaluate, evaluate_rule};
 use value::{Element, Missing, OrMissing, TimeSeries, Value, missing};
 
 const MIB: f64 = 1024.0 * 1024.0;
@@ -66,172 +66,6 @@ pub const NO_TARGETS: &str = "no disk, volume or device targets in the captures"
 /// The reason for platform rules without Azure Monitor metrics.
 pub const NO_PLATFORM: &str = "no Azure Monitor metrics in the inputs: add the JSON of `az monitor metrics list --resource VM_ID --interval PT1M --metrics \"VM Cached IOPS Consumed Percentage\" ... --output json`";
 
-/// Findings and rules not evaluated.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Outcome {
-    /// Most severe first, then by rule id and subject.
-    pub findings: Vec<Finding>,
-    /// By rule id and subject.
-    pub not_evaluated: Vec<NotEvaluated>,
-}
-
-/// Evaluates every rule against `facts` and `series`, output sorted deterministically.
-///
-/// Subject by subject, not rule by rule: the pairs of a rule and a subject are grouped by
-/// the capture targets the subject reads (a target, and a disk or benchmark matched to
-/// it, are one group), and each group is evaluated on its own with its own series cache,
-/// dropped when the group is done. So the series of one or two targets are held at a
-/// time, not those of every target for as long as some rule still reads them; a `vm`
-/// rule, which reads every target, is a group of its own. The groups are shared among
-/// the machine's cores; the outcome is the same whatever order they finish in.
-pub fn evaluate<'r>(
-    rules: impl IntoIterator<Item = &'r CheckedRule>,
-    facts: &Facts,
-    series: &dyn SeriesSource,
-) -> Outcome {
-    let rules: Vec<&CheckedRule> = rules.into_iter().collect();
-    let subs: Vec<Result<Vec<Option<Element>>, &'static str>> =
-        rules.iter().map(|r| subjects(r.scope, facts)).collect();
-    let mut groups: Vec<Vec<(usize, usize)>> = Vec::new();
-    let mut by_targets: HashMap<Vec<TargetId>, usize> = HashMap::new();
-    for (r, s) in subs.iter().enumerate() {
-        for (j, sub) in s.iter().flatten().enumerate() {
-            let g = match sub.and_then(|e| subject_targets(facts, e)) {
-                Some(key) => *by_targets.entry(key).or_insert_with(|| {
-                    groups.push(Vec::new());
-                    groups.len() - 1
-                }),
-                None => {
-                    groups.push(Vec::new());
-                    groups.len() - 1
-                }
-            };
-            groups[g].push((r, j));
-        }
-    }
-    let done = advisor_model::par::map_indexed(groups.len(), 8, |g| {
-        let cache = SeriesCache::default();
-        groups[g]
-            .iter()
-            .map(|&(r, j)| {
-                let sub = subs[r].as_ref().ok().and_then(|v| v.get(j).copied()).flatten();
-                ((r, j), evaluate_subject(rules[r], sub, facts, series, &cache))
-            })
-            .collect::<Vec<_>>()
-    });
-    let mut per_rule: Vec<Vec<Option<Subject>>> = subs
-        .iter()
-        .map(|s| s.as_ref().map_or(0, Vec::len))
-        .map(|n| (0..n).map(|_| None).collect())
-        .collect();
-    for ((r, j), o) in done.into_iter().flatten() {
-        per_rule[r][j] = Some(o);
-    }
-    let mut out = Outcome::default();
-    for ((rule, s), results) in rules.iter().zip(&subs).zip(per_rule) {
-        let results = s.as_ref().map_err(|e| *e).map(|_| results.into_iter().flatten().collect());
-        let o = rule_outcome(rule, results);
-        out.findings.extend(o.findings);
-        out.not_evaluated.extend(o.not_evaluated);
-    }
-    sort(&mut out);
-    // The `explains ... where` conditions below read what they need again.
-    let cache = &SeriesCache::default();
-    let by_id: HashMap<&str, &CheckedRule> = rules.iter().map(|r| (r.id.as_str(), *r)).collect();
-    let explains = |id: &str| by_id.get(id).map_or(&[][..], |r| r.explains.as_slice());
-    // `explains ... where COND`: in a `vm` rule, for the disk the effect is about (an
-    // effect about no disk always fits); else for the cause's own subject.
-    let fits = |cause: &Finding, effect: &Finding| {
-        let Some(rule) = by_id.get(cause.rule.as_str()) else { return false };
-        let effect_disk = disk_named(facts, &effect.subject);
-        // A cause about a disk or target explains findings about the same disk only (a
-        // disk's finding and its capture target's are about the same disk).
-        if rule.scope != Scope::Vm
-            && cause.subject != effect.subject
-            && (effect_disk.is_none() || effect_disk != disk_named(facts, &cause.subject))
-        {
-            return false;
-        }
-        let Some(cond) = &rule.explains_where else { return true };
-        let element = if rule.scope == Scope::Vm {
-            // Findings about the VM itself or a platform budget: no disk to ask about.
-            let Some(d) = effect_disk else { return true };
-            Some(d)
-        } else {
-            subjects(rule.scope, facts).ok().and_then(|subs| {
-                subs.into_iter().flatten().find(|e| {
-                    Evaluation::new(rule, (facts, series), None, cache).elem_name(*e)
-                        == cause.subject
-                })
-            })
-        };
-        let Some(element) = element else { return false };
-        let mut env = Evaluation::new(rule, (facts, series), Some(element), cache);
-        matches!(env.eval(cond), Ok(Value::Bool(true)))
-    };
-    crate::stories::link(&mut out.findings, explains, fits);
-    out
-}
-
-/// The topology disk a finding's subject names: the disk itself, or a capture target
-/// matched to it.
-fn disk_named(facts: &Facts, subject: &str) -> Option<Element> {
-    facts
-        .disks
-        .iter()
-        .position(|d| {
-            d.limits.name == subject
-                || d.targets
-                    .iter()
-                    .any(|t| facts.targets.iter().any(|x| x.id == *t && x.name == subject))
-        })
-        .map(Element::Disk)
-}
-
-fn sort(o: &mut Outcome) {
-    o.findings.sort_by(|a, b| {
-        b.severity
-            .cmp(&a.severity)
-            .then_with(|| a.rule.cmp(&b.rule))
-            .then_with(|| a.subject.cmp(&b.subject))
-    });
-    o.not_evaluated.sort_by(|a, b| a.rule.cmp(&b.rule).then_with(|| a.subject.cmp(&b.subject)));
-}
-
-/// The subjects a rule's scope is evaluated for, or why there are none.
-fn subjects(scope: Scope, facts: &Facts) -> Result<Vec<Option<Element>>, &'static str> {
-    let v: Vec<Option<Element>> = match scope {
-        Scope::Vm => return Ok(vec![None]),
-        Scope::Disk => facts
-            .disks
-            .iter()
-            .enumerate()
-            .filter(|(_, d)| !d.temp)
-            .map(|(i, _)| Some(Element::Disk(i)))
-            .collect(),
-        Scope::Pool => (0..facts.pools.len()).map(|i| Some(Element::Pool(i))).collect(),
-        Scope::Bench => (0..facts.benches.len()).map(|i| Some(Element::Bench(i))).collect(),
-        Scope::Target | Scope::Platform => facts
-            .targets
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| (scope == Scope::Platform) == (t.kind == TargetKind::Platform))
-            .filter(|(_, t)| t.kind == TargetKind::Platform || is_storage(t.kind))
-            .map(|(i, _)| Some(Element::Target(i)))
-            .collect(),
-    };
-    if !v.is_empty() {
-        return Ok(v);
-    }
-    Err(match scope {
-        Scope::Disk => NO_DISKS,
-        Scope::Pool => NO_POOLS,
-        Scope::Bench => NO_BENCH,
-        Scope::Platform => NO_PLATFORM,
-        _ => NO_TARGETS,
-    })
-}
-
 /// Targets of the `target` scope and the `targets` collection: disks, volumes, devices
 /// and benchmark targets (whose latency tails come from the tool's own percentiles).
 fn is_storage(k: TargetKind) -> bool {
@@ -244,107 +78,6 @@ fn severity(s: Severity) -> advisor_model::Severity {
         Severity::Warning => advisor_model::Severity::Warning,
         Severity::Info => advisor_model::Severity::Info,
     }
-}
-
-/// Evaluates one rule for every subject of its scope.
-pub fn evaluate_rule(rule: &CheckedRule, facts: &Facts, series: &dyn SeriesSource) -> Outcome {
-    evaluate_rule_with(rule, facts, series, &SeriesCache::default())
-}
-
-fn evaluate_rule_with(
-    rule: &CheckedRule,
-    facts: &Facts,
-    series: &dyn SeriesSource,
-    cache: &SeriesCache,
-) -> Outcome {
-    let results = subjects(rule.scope, facts).map(|subs| {
-        subs.iter().map(|sub| evaluate_subject(rule, *sub, facts, series, cache)).collect()
-    });
-    rule_outcome(rule, results)
-}
-
-/// What one rule gave for one subject.
-enum Subject {
-    Fired(Box<Finding>),
-    Quiet,
-    /// The subject's name and why the rule could not be evaluated for it.
-    Skipped(String, String),
-}
-
-fn evaluate_subject(
-    rule: &CheckedRule,
-    sub: Option<Element>,
-    facts: &Facts,
-    series: &dyn SeriesSource,
-    cache: &SeriesCache,
-) -> Subject {
-    let mut env = Evaluation::new(rule, (facts, series), sub, cache);
-    let name = env.subject_name();
-    match env.eval(&rule.when) {
-        Ok(Value::Bool(true)) => Subject::Fired(Box::new(env.finding(name))),
-        Ok(Value::Bool(false)) => Subject::Quiet,
-        Ok(v) => Subject::Skipped(name, format!("the condition gave {}, not a bool", v.describe())),
-        Err(Missing(reason)) => Subject::Skipped(name, reason),
-    }
-}
-
-/// A rule's outcome from what each of its subjects gave, in the order of its subjects
-/// (or why it has none).
-fn rule_outcome(rule: &CheckedRule, results: Result<Vec<Subject>, &'static str>) -> Outcome {
-    let mut out = Outcome::default();
-    let results = match results {
-        Ok(r) => r,
-        Err(reason) => {
-            out.not_evaluated.push(NotEvaluated {
-                rule: rule.id.clone(),
-                subject: None,
-                reason: reason.to_owned(),
-            });
-            return out;
-        }
-    };
-    let n = results.len();
-    let mut skipped: Vec<(String, String)> = Vec::new();
-    for r in results {
-        match r {
-            Subject::Fired(f) => out.findings.push(*f),
-            Subject::Quiet => {}
-            Subject::Skipped(name, reason) => skipped.push((name, reason)),
-        }
-    }
-    // One line per distinct reason: for the whole rule when every subject shares it, else
-    // naming the subjects it applies to.
-    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
-    for (name, reason) in skipped {
-        match groups.iter_mut().find(|(r, _)| *r == reason) {
-            Some((_, names)) => names.push(name),
-            None => groups.push((reason, vec![name])),
-        }
-    }
-    let whole = groups.len() == 1 && groups[0].1.len() == n && (n > 1 || rule.scope == Scope::Vm);
-    for (reason, mut names) in groups {
-        // Sorted, numbers by value (disk2 before disk10): the inputs' order (which file
-        // came first) must not change the report.
-        names.sort_by_cached_key(|n| value::natural_key(n));
-        let subject = (!whole).then(|| names.join(", "));
-        out.not_evaluated.push(NotEvaluated { rule: rule.id.clone(), subject, reason });
-    }
-    sort(&mut out);
-    out
-}
-
-/// The capture targets a subject reads its series from, sorted; `None` when it names
-/// none (a disk no capture matches: a group of its own).
-fn subject_targets(facts: &Facts, e: Element) -> Option<Vec<TargetId>> {
-    let mut t = match e {
-        Element::Disk(i) => facts.disks.get(i)?.targets.clone(),
-        Element::Pool(i) => facts.pools.get(i)?.targets.clone(),
-        Element::Bench(i) => vec![facts.benches.get(i)?.target],
-        Element::Target(i) => vec![facts.targets.get(i)?.id],
-    };
-    t.sort_unstable();
-    t.dedup();
-    (!t.is_empty()).then_some(t)
 }
 
 /// One rule evaluated for one subject.

@@ -714,7 +714,7 @@ fn grouped_evaluation_is_rule_by_rule_evaluation() {
         alone.findings.extend(o.findings);
         alone.not_evaluated.extend(o.not_evaluated);
     }
-    sort(&mut alone);
+    run::sort(&mut alone);
     assert!(together.findings.len() >= 3, "{together:#?}");
     let strip = |o: &Outcome| -> Vec<Finding> {
         o.findings
