@@ -46,9 +46,12 @@ impl SeriesCache {
         also: impl FnOnce() -> Vec<f64>,
     ) -> Option<f64> {
         let at = Arc::as_ptr(vals) as usize;
+        // An entry at this address is this series' only while the series it was made for
+        // lives (and then it is this one).
+        let same = |weak: &Weak<Vec<f64>>| weak.upgrade().is_some_and(|v| Arc::ptr_eq(&v, vals));
         if let Ok(ranks) = self.ranks.lock()
             && let Some((weak, taken)) = ranks.get(&at)
-            && weak.upgrade().is_some_and(|v| Arc::ptr_eq(&v, vals))
+            && same(weak)
             && let Some((_, x)) = taken.iter().find(|(q, _)| *q == p.to_bits())
         {
             return *x;
@@ -56,16 +59,10 @@ impl SeriesCache {
         let mut ps = also();
         ps.retain(|q| q.to_bits() != p.to_bits());
         ps.insert(0, p);
-        // A copy to select in (a straight copy: the stored series are finite already).
-        let mut finite: Vec<f64> = vals.to_vec();
-        if finite.iter().any(|x| !x.is_finite()) {
-            finite.retain(|x| x.is_finite());
-        }
-        let found = advisor_model::nearest_ranks(&mut finite, &ps);
-        drop(finite);
+        let found = super::value::percentiles(vals, &ps);
         if let Ok(mut ranks) = self.ranks.lock() {
             let entry = ranks.entry(at).or_insert_with(|| (Arc::downgrade(vals), Vec::new()));
-            if !entry.0.upgrade().is_some_and(|v| Arc::ptr_eq(&v, vals)) {
+            if !same(&entry.0) {
                 *entry = (Arc::downgrade(vals), Vec::new());
             }
             for (q, x) in ps.iter().zip(&found) {

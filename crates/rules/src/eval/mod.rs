@@ -532,19 +532,24 @@ impl<'a> Evaluation<'a> {
         {
             return s.clone();
         }
+        let stored = self.load_series(t, m);
+        if let Ok(mut cache) = self.cache.series.lock() {
+            cache.insert((t, m), stored.clone());
+        }
+        stored
+    }
+
+    /// A target's series from the source, converted to stored units, finite points only.
+    fn load_series(&self, t: TargetId, m: Metric) -> StoredSeries {
         // On the target's axis (the usual case): its time stamps are taken once.
         if let Some(mut vals) = self.series.axis_values(t, m)
             && let Some(times) = self.cache.target_axis(t, || self.series.axis(t))
             && times.len() == vals.len()
         {
             to_stored_all(m.unit(), &mut vals);
-            let stored = Some((times, Arc::new(vals)));
-            if let Ok(mut cache) = self.cache.series.lock() {
-                cache.insert((t, m), stored.clone());
-            }
-            return stored;
+            return Some((times, Arc::new(vals)));
         }
-        let stored = self.series.series_columns(t, m).map(|(mut times, mut vals)| {
+        self.series.series_columns(t, m).map(|(mut times, mut vals)| {
             if vals.iter().any(|v| !v.is_finite()) {
                 let keep: Vec<bool> = vals.iter().map(|v| v.is_finite()).collect();
                 let mut k = keep.iter();
@@ -553,11 +558,7 @@ impl<'a> Evaluation<'a> {
             }
             to_stored_all(m.unit(), &mut vals);
             (self.cache.axis(t.capture, times), Arc::new(vals))
-        });
-        if let Ok(mut cache) = self.cache.series.lock() {
-            cache.insert((t, m), stored.clone());
-        }
-        stored
+        })
     }
 }
 

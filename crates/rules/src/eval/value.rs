@@ -203,8 +203,17 @@ impl Value {
 /// Nearest-rank percentile (as `advisor_normalize::Stats`) of finite values: a selection,
 /// linear in the values (a day of samples per disk and metric), the sort's value to the bit.
 pub(crate) fn percentile(values: &[f64], p: f64) -> Option<f64> {
-    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
-    advisor_model::nearest_ranks(&mut v, &[p]).into_iter().next().flatten()
+    percentiles(values, &[p]).into_iter().next().flatten()
+}
+
+/// [`percentile`] for each of `ps`, in one selection (each in the part above the last).
+pub(crate) fn percentiles(values: &[f64], ps: &[f64]) -> Vec<Option<f64>> {
+    // A straight copy to select in; filtered only when something is not finite.
+    let mut v: Vec<f64> = values.to_vec();
+    if v.iter().any(|x| !x.is_finite()) {
+        v.retain(|x| x.is_finite());
+    }
+    advisor_model::nearest_ranks(&mut v, ps)
 }
 
 /// The longest run of consecutive true samples, in seconds. A gap in the timestamps of
