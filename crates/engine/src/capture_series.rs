@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use advisor_model::{Direction, Metric};
 use advisor_normalize::Capture;
-use advisor_rules::eval::{Series, SeriesSource, TargetId};
+use advisor_rules::eval::{AxisOrPoints, Series, SeriesSource, TargetId};
 
 /// The captures as the rules' [`SeriesSource`]; a [`TargetId`]'s `capture` indexes them.
 #[derive(Debug, Clone, Copy)]
@@ -37,8 +37,11 @@ impl SeriesSource for CaptureSeries<'_> {
     fn axis(&self, target: TargetId) -> Option<Vec<Option<i64>>> {
         self.capture(target)?.axis(target.target)
     }
-    fn axis_values(&self, target: TargetId, metric: Metric) -> Option<Vec<f64>> {
-        self.capture(target)?.axis_values(target.target, metric)
+    fn axis_or_points(&self, target: TargetId, metric: Metric) -> Option<AxisOrPoints> {
+        match self.capture(target)?.axis_or_points(target.target, metric) {
+            Err((_, vals)) if vals.is_empty() => None,
+            got => Some(got),
+        }
     }
     fn source_percentile(&self, target: TargetId, direction: Direction, pct: f64) -> Option<f64> {
         let c = self.capture(target)?;

@@ -10,7 +10,7 @@ use advisor_normalize::Capture;
 use std::sync::Arc;
 
 use advisor_model::Direction;
-use advisor_rules::eval::{DiskInfo, Series, SeriesSource, TargetId, TargetInfo};
+use advisor_rules::eval::{AxisOrPoints, DiskInfo, Series, SeriesSource, TargetId, TargetInfo};
 
 use crate::capture_series::CaptureSeries;
 use advisor_topology::{Cache, Topology};
@@ -276,12 +276,21 @@ impl SeriesSource for PlatformSeries<'_> {
         }
         Some(times)
     }
-    fn axis_values(&self, target: TargetId, metric: Metric) -> Option<Vec<f64>> {
+    fn axis_or_points(&self, target: TargetId, metric: Metric) -> Option<AxisOrPoints> {
         // A derived series has its own time stamps.
         if self.platform.derived.contains_key(&(target, metric)) {
-            return None;
+            return self.series_columns(target, metric).map(Err);
         }
-        self.captures.axis_values(target, metric)
+        match self.captures.axis_or_points(target, metric)? {
+            Ok(vals) => Some(Ok(vals)),
+            Err((mut times, vals)) => {
+                let d = self.shift(target);
+                if d != 0 {
+                    times.iter_mut().flatten().for_each(|t| *t += d);
+                }
+                Some(Err((times, vals)))
+            }
+        }
     }
     fn source_percentile(&self, target: TargetId, direction: Direction, pct: f64) -> Option<f64> {
         self.captures.source_percentile(target, direction, pct)

@@ -12,6 +12,7 @@ use advisor_model::{CaptureMeta, Format, RawCapture};
 use polars::prelude::*;
 
 use crate::capture::Capture;
+use crate::derive;
 use crate::frame::{self, TARGET, TIME, polars_error};
 use crate::parts::TargetRows;
 use crate::perfmon;
@@ -64,7 +65,8 @@ pub(crate) fn capture(file: &str, parsed: Parsed) -> Result<Capture, IngestError
     finish(file, format, decoding, meta, frame, since_boot)
 }
 
-/// Notes on the text, the derived metrics, and the per-target row index.
+/// Notes on the text and the per-target row index (the derived metrics are worked out
+/// per target when asked, or put in the frame when it has no index: [`crate::derive`]).
 fn finish(
     file: &str,
     format: Format,
@@ -74,10 +76,14 @@ fn finish(
     since_boot: Option<DataFrame>,
 ) -> Result<Capture, IngestError> {
     decoding.annotate(&mut meta);
-    let frame = frame::derive(frame, format.is_benchmark()).map_err(|e| polars_error(file, e))?;
-    let (frame, index) = stacked(frame, meta.targets.len()).map_err(|e| polars_error(file, e))?;
+    let benchmark = format.is_benchmark();
+    let (mut frame, index) =
+        stacked(frame, meta.targets.len(), benchmark).map_err(|e| polars_error(file, e))?;
+    if index.is_none() {
+        frame = derive::materialize(frame, benchmark).map_err(|e| polars_error(file, e))?;
+    }
     let since_boot = match since_boot {
-        Some(f) => Some(frame::derive(f, false).map_err(|e| polars_error(file, e))?),
+        Some(f) => Some(derive::materialize(f, false).map_err(|e| polars_error(file, e))?),
         None => None,
     };
     Ok(Capture { file: file.to_owned(), meta, frame, since_boot, index })
@@ -89,14 +95,15 @@ fn finish(
 pub(crate) fn stacked(
     frame: DataFrame,
     targets: usize,
+    benchmark: bool,
 ) -> PolarsResult<(DataFrame, Option<TargetRows>)> {
-    if let Some(index) = TargetRows::of(&frame, targets) {
+    if let Some(index) = TargetRows::of(&frame, targets, benchmark) {
         return Ok((frame, Some(index)));
     }
     let frame = frame.sort(
         [TARGET, TIME],
         SortMultipleOptions::default().with_nulls_last(false).with_maintain_order(true),
     )?;
-    let index = TargetRows::of(&frame, targets);
+    let index = TargetRows::of(&frame, targets, benchmark);
     Ok((frame, index))
 }

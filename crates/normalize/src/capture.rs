@@ -13,8 +13,11 @@ use crate::perfmon::stream::Streamed;
 ///
 /// `frame` has one row per (target, sample): `target` (UInt32, an index into
 /// `meta.targets`), `time` (Datetime ms, wall clock as the capture wrote it, null for a
-/// benchmark's summary row) and one Float64 column per [`Metric`] the capture has, named
-/// by [`Metric::name`], in that metric's [`advisor_model::Unit`].
+/// benchmark's summary row) and one Float64 column per [`Metric`] the capture states,
+/// named by [`Metric::name`], in that metric's [`advisor_model::Unit`]. The metrics it
+/// implies (totals, the weighted latency, IO sizes, the read share) are not columns: the
+/// methods below work them out target by target when asked (a frame whose targets' rows
+/// are not one run each has them as columns instead).
 #[derive(Debug, Clone)]
 pub struct Capture {
     /// The file as the user named it.
@@ -103,6 +106,9 @@ impl Capture {
 
     /// The metrics this capture has at least one value for, in canonical order.
     pub fn metrics(&self) -> Vec<Metric> {
+        if let Some(metrics) = self.index.as_ref().and_then(|i| i.metrics(&self.frame)) {
+            return metrics;
+        }
         Metric::ALL
             .iter()
             .copied()

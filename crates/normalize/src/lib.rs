@@ -6,6 +6,7 @@
 
 mod build;
 mod capture;
+mod derive;
 mod frame;
 mod parts;
 mod perfmon;
@@ -18,6 +19,7 @@ pub use advisor_ingest::bundle;
 pub use advisor_ingest::perfmon::counters::names as counter_names;
 pub use advisor_ingest::{ErrorKind, IngestError};
 pub use capture::{Capture, read_bytes, read_path};
+pub use series::AxisOrPoints;
 pub use summary::{Stats, TargetStats};
 
 pub use polars::prelude::DataFrame;

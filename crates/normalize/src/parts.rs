@@ -8,21 +8,83 @@
 //! them was quadratic. The parts are cut once, in one walk per column, and share the
 //! frame's buffers (no copy).
 
+use std::borrow::Cow;
+use std::sync::Arc;
+
 use advisor_model::Metric;
 use polars::prelude::*;
 
+use crate::derive::{self, Columns};
 use crate::frame::{TARGET, TIME};
 
-/// One target's rows: its time stamps (ms, physical) and its metric columns.
+/// One target's rows: its time stamps (ms, physical) and the metric columns it states.
+/// The metrics it implies ([`crate::derive`]) are worked out when asked.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Part {
     pub(crate) time: Option<Int64Chunked>,
-    pub(crate) metrics: Vec<(Metric, Float64Chunked)>,
+    pub(crate) stated: Vec<(Metric, Float64Chunked)>,
+    /// The metrics some target of the capture states (shared by every part).
+    pub(crate) capture: Arc<[Metric]>,
+    /// A benchmark's summary: a direction with no IO reported did none.
+    pub(crate) benchmark: bool,
 }
 
 impl Part {
-    pub(crate) fn metric(&self, m: Metric) -> Option<&Float64Chunked> {
-        self.metrics.iter().find(|(pm, _)| *pm == m).map(|(_, c)| c)
+    /// A metric's column: the stated one, else the derived one; `None` when the target
+    /// has no value of it.
+    pub(crate) fn metric(&self, m: Metric) -> Option<Cow<'_, Float64Chunked>> {
+        derive::column(self, m, self.benchmark)
+    }
+
+    /// Every metric the target has a value of, in canonical order, with its column. A
+    /// metric derived from derived ones (IO size from the totals, the read share) takes
+    /// them as they were worked out for their own entries.
+    pub(crate) fn columns(&self) -> Vec<(Metric, Cow<'_, Float64Chunked>)> {
+        let mut memo = Memo { part: self, done: Vec::new() };
+        let mut out = Vec::new();
+        for &m in Metric::ALL {
+            if self.capture_states(m) {
+                out.extend(self.stated(m).map(|c| (m, c)));
+                continue;
+            }
+            let c = derive::column(&memo, m, self.benchmark).map(Cow::into_owned);
+            if let Some(c) = &c {
+                out.push((m, Cow::Owned(c.clone())));
+            }
+            memo.done.push((m, c));
+        }
+        out
+    }
+}
+
+/// A part and the metrics derived from it so far.
+struct Memo<'a> {
+    part: &'a Part,
+    done: Vec<(Metric, Option<Float64Chunked>)>,
+}
+
+impl derive::Columns for Memo<'_> {
+    fn stated(&self, m: Metric) -> Option<Cow<'_, Float64Chunked>> {
+        self.part.stated(m)
+    }
+
+    fn capture_states(&self, m: Metric) -> bool {
+        self.part.capture_states(m)
+    }
+
+    fn known(&self, m: Metric) -> Option<Option<Cow<'_, Float64Chunked>>> {
+        let (_, c) = self.done.iter().find(|(d, _)| *d == m)?;
+        Some(c.as_ref().map(Cow::Borrowed))
+    }
+}
+
+impl derive::Columns for Part {
+    fn stated(&self, m: Metric) -> Option<Cow<'_, Float64Chunked>> {
+        self.stated.iter().find(|(pm, _)| *pm == m).map(|(_, c)| Cow::Borrowed(c))
+    }
+
+    fn capture_states(&self, m: Metric) -> bool {
+        self.capture.contains(&m)
     }
 }
 
@@ -51,20 +113,31 @@ pub(crate) struct TargetRows {
 
 impl TargetRows {
     /// The parts of `df`, or `None` when some target's rows are not one time-ordered run.
-    pub(crate) fn of(df: &DataFrame, targets: usize) -> Option<Self> {
+    /// `benchmark`: the frame is a benchmark's summary (see [`crate::derive`]).
+    pub(crate) fn of(df: &DataFrame, targets: usize, benchmark: bool) -> Option<Self> {
         let ranges = runs(df, targets)?;
         let time = df.column(TIME).ok()?.as_materialized_series().to_physical_repr();
         let time = split(time.i64().ok()?, &ranges)?;
-        let mut parts: Vec<Part> =
-            time.into_iter().map(|t| Part { time: Some(t), metrics: Vec::new() }).collect();
+        let mut parts: Vec<Part> = time
+            .into_iter()
+            .map(|t| Part { time: Some(t), benchmark, ..Part::default() })
+            .collect();
         for m in Metric::ALL {
             let Ok(c) = df.column(m.name()) else { continue };
             let Ok(values) = c.f64() else { continue };
             for (part, piece) in parts.iter_mut().zip(split(values, &ranges)?) {
                 if piece.null_count() < piece.len() {
-                    part.metrics.push((*m, piece));
+                    part.stated.push((*m, piece));
                 }
             }
+        }
+        let stated: Arc<[Metric]> = Metric::ALL
+            .iter()
+            .copied()
+            .filter(|m| parts.iter().any(|p| p.stated.iter().any(|(s, _)| s == m)))
+            .collect();
+        for p in &mut parts {
+            p.capture = stated.clone();
         }
         Some(Self { parts, height: df.height() })
     }
@@ -93,6 +166,20 @@ impl TargetRows {
             }
         }
         Some(1 + base.windows(2).filter(|w| w[0] != w[1]).count())
+    }
+
+    /// The metrics some target has a value of, in canonical order; `None` when the parts
+    /// do not fit `df`. A metric no target states is worked out target by target until one
+    /// has a value of it.
+    pub(crate) fn metrics(&self, df: &DataFrame) -> Option<Vec<Metric>> {
+        if df.height() != self.height {
+            return None;
+        }
+        let stated = |m: Metric| self.parts.first().is_some_and(|p| p.capture.contains(&m));
+        let has = |m: Metric| {
+            stated(m) || (derive::derivable(m) && self.parts.iter().any(|p| p.metric(m).is_some()))
+        };
+        Some(Metric::ALL.iter().copied().filter(|m| has(*m)).collect())
     }
 
     /// The rows of `target` in `df`, or `None` when the parts do not fit `df`.

@@ -20,16 +20,20 @@ impl Capture {
     }
 }
 
+/// A metric's values on its target's time axis ([`Capture::axis`]), or its points.
+pub type AxisOrPoints = Result<Vec<f64>, (Vec<Option<i64>>, Vec<f64>)>;
+
 impl Capture {
     /// [`Capture::series`] as two columns, time stamps and values: what a columnar
     /// consumer (the rule evaluator) wants, without the (time, value) pairs in between.
     pub fn series_columns(&self, target: u32, metric: Metric) -> (Vec<Option<i64>>, Vec<f64>) {
-        if let Some(vals) = self.axis_values(target, metric)
-            && let Some(times) = self.axis(target)
-        {
-            return (times, vals);
+        match self.axis_or_points(target, metric) {
+            Ok(vals) => match self.axis(target) {
+                Some(times) => (times, vals),
+                None => self.series(target, metric).into_iter().unzip(),
+            },
+            Err(points) => points,
         }
-        self.series(target, metric).into_iter().unzip()
     }
 
     /// The time stamps of a target's rows, when none is missing: the axis every metric
@@ -51,16 +55,30 @@ impl Capture {
     /// target has a finite value of it at each (the usual case); `None` otherwise (then
     /// [`Capture::series`] has the points there are).
     pub fn axis_values(&self, target: u32, metric: Metric) -> Option<Vec<f64>> {
-        let part = self.part(target)?;
-        let (t, v) = (part.time.as_ref()?, part.metric(metric)?);
-        if t.null_count() > 0 || v.null_count() > 0 {
-            return None;
+        self.part(target)?;
+        self.axis_or_points(target, metric).ok()
+    }
+
+    /// [`Capture::axis_values`] when the metric lies on the axis (`Ok`), else its points
+    /// as [`Capture::series_columns`] gives them (`Err`): a derived metric is worked out
+    /// once for either answer.
+    pub fn axis_or_points(&self, target: u32, metric: Metric) -> AxisOrPoints {
+        let Some(part) = self.part(target) else {
+            return Err(self.series(target, metric).into_iter().unzip());
+        };
+        let (Some(t), Some(v)) = (part.time.as_ref(), part.metric(metric)) else {
+            return Err((Vec::new(), Vec::new()));
+        };
+        if t.null_count() == 0 && v.null_count() == 0 && t.len() == v.len() {
+            let mut vals: Vec<f64> = Vec::with_capacity(v.len());
+            for a in v.downcast_iter() {
+                vals.extend_from_slice(a.values());
+            }
+            if vals.iter().all(|x| x.is_finite()) {
+                return Ok(vals);
+            }
         }
-        let mut vals: Vec<f64> = Vec::with_capacity(v.len());
-        for a in v.downcast_iter() {
-            vals.extend_from_slice(a.values());
-        }
-        vals.iter().all(|x| x.is_finite()).then_some(vals)
+        Err(points(t, &v))
     }
 }
 
@@ -69,28 +87,45 @@ fn part_series(part: &Part, metric: Metric) -> Vec<(Option<i64>, f64)> {
     let (Some(t), Some(v)) = (&part.time, part.metric(metric)) else {
         return Vec::new();
     };
-    if t.null_count() > 0 || v.null_count() > 0 {
-        return t
-            .iter()
-            .zip(v.iter())
-            .filter_map(|(t, v)| v.filter(|x| x.is_finite()).map(|x| (t, x)))
-            .collect();
-    }
-    // Nothing missing (the usual case): straight from the chunks' buffers.
-    let mut times: Vec<i64> = Vec::with_capacity(t.len());
-    for a in t.downcast_iter() {
-        times.extend_from_slice(a.values());
-    }
-    let mut out = Vec::with_capacity(v.len());
-    let mut times = times.into_iter();
-    for a in v.downcast_iter() {
-        for (&x, tm) in a.values().iter().zip(times.by_ref()) {
-            if x.is_finite() {
-                out.push((Some(tm), x));
+    let (times, vals) = points(t, &v);
+    times.into_iter().zip(vals).collect()
+}
+
+/// The finite points of a column `v` on the time stamps `t` (one length), as two
+/// columns: straight from the buffers when each is one chunk and no time is missing (a
+/// target's part; a derived metric's 0/0 rows are missing values, not missing times).
+fn points(t: &Int64Chunked, v: &Float64Chunked) -> (Vec<Option<i64>>, Vec<f64>) {
+    let mut times = Vec::with_capacity(v.len());
+    let mut vals = Vec::with_capacity(v.len());
+    let single = |n: usize| n == 1;
+    if t.null_count() == 0
+        && single(t.chunks().len())
+        && single(v.chunks().len())
+        && t.len() == v.len()
+        && let (Some(ta), Some(va)) = (t.downcast_iter().next(), v.downcast_iter().next())
+    {
+        let (tv, vv) = (ta.values().as_slice(), va.values().as_slice());
+        let mut keep = |i: usize| {
+            if vv[i].is_finite() {
+                times.push(Some(tv[i]));
+                vals.push(vv[i]);
+            }
+        };
+        match va.validity().filter(|_| v.null_count() > 0) {
+            None => (0..vv.len()).for_each(&mut keep),
+            Some(valid) => {
+                valid.iter().enumerate().filter(|(_, ok)| *ok).for_each(|(i, _)| keep(i))
             }
         }
+        return (times, vals);
     }
-    out
+    for (tm, x) in t.iter().zip(v.iter()) {
+        if let Some(x) = x.filter(|x| x.is_finite()) {
+            times.push(tm);
+            vals.push(x);
+        }
+    }
+    (times, vals)
 }
 
 fn series_of(df: &DataFrame, target: u32, metric: Metric) -> PolarsResult<Vec<(Option<i64>, f64)>> {
@@ -130,10 +165,13 @@ mod tests {
         t.push_row(0, Some(1000), &[(Metric::Iops, 1.0)]);
         t.push_row(0, Some(3000), &[(Metric::Mbps, 1.0)]);
         let frame = crate::frame::from_table(&t).unwrap_or_else(|_| unreachable!());
-        assert!(crate::parts::TargetRows::of(&frame, 2).is_none(), "sda's rows are not one run");
+        assert!(
+            crate::parts::TargetRows::of(&frame, 2, false).is_none(),
+            "sda's rows are not one run"
+        );
         let unsorted = Capture { file: "x".into(), meta, frame, since_boot: None, index: None };
-        let (frame, index) =
-            crate::build::stacked(unsorted.frame.clone(), 2).unwrap_or_else(|_| unreachable!());
+        let (frame, index) = crate::build::stacked(unsorted.frame.clone(), 2, false)
+            .unwrap_or_else(|_| unreachable!());
         assert!(index.is_some(), "sorted by target and time");
         let sorted = Capture { frame, index, ..unsorted.clone() };
         for c in [unsorted, sorted] {
@@ -165,7 +203,8 @@ mod tests {
             t.push_row(1, Some(ms), &[(Metric::Iops, 1.0), (Metric::LatencyMs, lat)]);
         }
         let frame = crate::frame::from_table(&t).unwrap_or_else(|_| unreachable!());
-        let (frame, index) = crate::build::stacked(frame, 2).unwrap_or_else(|_| unreachable!());
+        let (frame, index) =
+            crate::build::stacked(frame, 2, false).unwrap_or_else(|_| unreachable!());
         assert!(index.is_some());
         let c = Capture { file: "x".into(), meta, frame, since_boot: None, index };
         let axis = vec![Some(1000), Some(2000), Some(3000)];
@@ -187,6 +226,36 @@ mod tests {
         assert_eq!((plain.axis(0), plain.axis_values(0, Metric::Iops)), (None, None));
     }
 
+    // A derived metric is on the axis when it has a finite value at every time (the total
+    // IOPS), else it is its points (the weighted latency of an idle second is 0/0): the
+    // same answer as its column would have given, worked out once either way.
+    #[test]
+    fn a_derived_metric_is_on_the_axis_or_its_points() {
+        use Metric::*;
+        let mut meta = advisor_model::CaptureMeta::new(advisor_ingest::iostat::TEXT);
+        meta.target_index("sda", TargetKind::Device, None);
+        let mut t = Table::default();
+        for (ms, r, w) in [(1000, 10.0, 30.0), (2000, 0.0, 0.0), (3000, 5.0, 0.0)] {
+            let row = [(ReadIops, r), (WriteIops, w), (ReadLatencyMs, 2.0), (WriteLatencyMs, 4.0)];
+            t.push_row(0, Some(ms), &row);
+        }
+        let frame = crate::frame::from_table(&t).unwrap_or_else(|_| unreachable!());
+        let (frame, index) =
+            crate::build::stacked(frame, 1, false).unwrap_or_else(|_| unreachable!());
+        let c = Capture { file: "x".into(), meta, frame, since_boot: None, index };
+        assert_eq!(c.axis_or_points(0, Iops), Ok(vec![40.0, 0.0, 5.0]));
+        let latency = (vec![Some(1000), Some(3000)], vec![(2.0 * 10.0 + 4.0 * 30.0) / 40.0, 2.0]);
+        assert_eq!(c.axis_or_points(0, LatencyMs), Err(latency.clone()));
+        assert_eq!(c.series_columns(0, LatencyMs), latency);
+        assert_eq!(c.axis_values(0, LatencyMs), None);
+        assert_eq!(
+            c.metrics(),
+            vec![ReadIops, WriteIops, Iops, ReadLatencyMs, WriteLatencyMs, LatencyMs, ReadPct]
+        );
+        // The frame keeps what the capture states; the rest is worked out when asked.
+        assert!(c.frame.column(Iops.name()).is_err());
+    }
+
     #[test]
     fn samples_count_distinct_times_with_or_without_the_parts() {
         let mut meta = advisor_model::CaptureMeta::new(advisor_ingest::iostat::TEXT);
@@ -204,7 +273,8 @@ mod tests {
                 t.push_row(1, Some(ms), &[(Metric::Iops, 1.0)]);
             }
             let frame = crate::frame::from_table(&t).unwrap_or_else(|_| unreachable!());
-            let (frame, index) = crate::build::stacked(frame, 2).unwrap_or_else(|_| unreachable!());
+            let (frame, index) =
+                crate::build::stacked(frame, 2, false).unwrap_or_else(|_| unreachable!());
             let c =
                 Capture { file: "x".into(), meta: meta.clone(), frame, since_boot: None, index };
             let plain = Capture { index: None, ..c.clone() };

@@ -91,9 +91,9 @@ impl Capture {
     fn target_stats(&self, t: u32) -> Option<TargetStats> {
         let stats: Vec<(Metric, Stats)> = match self.part(t) {
             Some(part) => part
-                .metrics
-                .iter()
-                .filter_map(|(m, col)| Stats::of_vec(finite_values(col)).map(|s| (*m, s)))
+                .columns()
+                .into_iter()
+                .filter_map(|(m, col)| Stats::of_vec(finite_values(&col)).map(|s| (m, s)))
                 .collect(),
             None => self
                 .metrics()

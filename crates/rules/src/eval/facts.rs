@@ -141,6 +141,10 @@ impl Facts {
     }
 }
 
+/// A metric's values on its target's axis, or its points: see
+/// [`SeriesSource::axis_or_points`].
+pub type AxisOrPoints = Result<Vec<f64>, (Vec<Option<i64>>, Vec<f64>)>;
+
 /// The series a rule reads, by target. `Sync`: rules are evaluated on several threads.
 pub trait SeriesSource: Sync {
     /// A metric of a target in the frame's unit, time-ordered, nulls dropped; `None` when
@@ -156,16 +160,18 @@ pub trait SeriesSource: Sync {
     ) -> Option<(Vec<Option<i64>>, Vec<f64>)> {
         self.series(target, metric).map(|s| s.iter().copied().unzip())
     }
-    /// The time stamps of a target's rows, when every series [`SeriesSource::axis_values`]
-    /// gives lies on them; by default `None` (every series through `series_columns`).
+    /// The time stamps of a target's rows, when every series [`SeriesSource::axis_or_points`]
+    /// gives as `Ok` lies on them; by default `None`.
     fn axis(&self, _target: TargetId) -> Option<Vec<Option<i64>>> {
         None
     }
-    /// A metric's values at every time stamp of [`SeriesSource::axis`], when it has a
-    /// finite value at each: `series_columns` without the time stamps, which a consumer
-    /// takes once per target. `None` when it does not (then `series_columns`).
-    fn axis_values(&self, _target: TargetId, _metric: Metric) -> Option<Vec<f64>> {
-        None
+    /// A metric's values at every time stamp of [`SeriesSource::axis`] (`Ok`) when it has
+    /// a finite value at each: `series_columns` without the time stamps, which a consumer
+    /// takes once per target. Else its points as `series_columns` gives them (`Err`), so a
+    /// series worked out from others is worked out once. `None` when the target has no
+    /// value of it. By default every series is points.
+    fn axis_or_points(&self, target: TargetId, metric: Metric) -> Option<AxisOrPoints> {
+        self.series_columns(target, metric).map(Err)
     }
     /// The tool's own latency percentile (ms), e.g. fio's clat p99.99.
     fn source_percentile(&self, target: TargetId, direction: Direction, pct: f64) -> Option<f64>;

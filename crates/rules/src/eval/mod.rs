@@ -30,8 +30,8 @@ use std::sync::Arc;
 use advisor_model::{Direction, Episode, EpisodeWindow, Finding, Metric, TargetKind, Unit};
 
 pub use facts::{
-    BenchInfo, CatalogCaps, DiskInfo, Facts, MemorySeries, PoolInfo, Series, SeriesSource,
-    SizeCaps, SkuCaps, TargetId, TargetInfo, VmInfo,
+    AxisOrPoints, BenchInfo, CatalogCaps, DiskInfo, Facts, MemorySeries, PoolInfo, Series,
+    SeriesSource, SizeCaps, SkuCaps, TargetId, TargetInfo, VmInfo,
 };
 
 use crate::ast::{BinaryOp, UnaryOp};
@@ -541,15 +541,20 @@ impl<'a> Evaluation<'a> {
 
     /// A target's series from the source, converted to stored units, finite points only.
     fn load_series(&self, t: TargetId, m: Metric) -> StoredSeries {
-        // On the target's axis (the usual case): its time stamps are taken once.
-        if let Some(mut vals) = self.series.axis_values(t, m)
-            && let Some(times) = self.cache.target_axis(t, || self.series.axis(t))
-            && times.len() == vals.len()
-        {
-            to_stored_all(m.unit(), &mut vals);
-            return Some((times, Arc::new(vals)));
-        }
-        self.series.series_columns(t, m).map(|(mut times, mut vals)| {
+        let points = match self.series.axis_or_points(t, m)? {
+            // On the target's axis (the usual case): its time stamps are taken once.
+            Ok(mut vals) => {
+                if let Some(times) = self.cache.target_axis(t, || self.series.axis(t))
+                    && times.len() == vals.len()
+                {
+                    to_stored_all(m.unit(), &mut vals);
+                    return Some((times, Arc::new(vals)));
+                }
+                self.series.series_columns(t, m)
+            }
+            Err(points) => Some(points).filter(|(_, vals)| !vals.is_empty()),
+        };
+        points.map(|(mut times, mut vals)| {
             if vals.iter().any(|v| !v.is_finite()) {
                 let keep: Vec<bool> = vals.iter().map(|v| v.is_finite()).collect();
                 let mut k = keep.iter();

@@ -1,0 +1,305 @@
+//! The metrics a source implies but does not state: IOPS and MB/s totals, the IO-weighted
+//! latency, IO sizes from bytes and counts, the read share, the total queue from the
+//! per-direction queues.
+//!
+//! They are worked out from a target's own columns when a consumer asks
+//! ([`crate::parts::Part::metric`]), not kept beside the stated ones: on a large PerfMon
+//! capture they were a third of the frame (five columns over every sample of every disk,
+//! 660 MB at 4 GB), and each is an element-by-element sum, product or quotient of columns
+//! that are kept, cheaper to redo than to hold. A frame whose targets' rows could not be
+//! indexed gets them as columns ([`materialize`]), from the same definitions.
+//!
+//! Which metrics are derived is decided for the whole capture, as when they were columns:
+//! a metric no target states (the column is absent or all missing) and whose inputs the
+//! capture has. Each target's values are then worked from its own columns; a target
+//! lacking an input has no value of the result. In a benchmark summary a direction the
+//! tool reports no IO for did no IO: its IOPS and MB/s are 0 (not unknown), so a
+//! read-only run still has a total and a read share.
+
+use std::borrow::Cow;
+
+use advisor_model::Metric;
+use polars::prelude::*;
+use polars_arrow::array::PrimitiveArray;
+use polars_arrow::bitmap::Bitmap;
+
+/// Columns of one length: a target's part, or a whole frame.
+pub(crate) trait Columns {
+    /// A stated metric's column, when it has at least one value here.
+    fn stated(&self, m: Metric) -> Option<Cow<'_, Float64Chunked>>;
+    /// Whether the whole capture states `m` (some target has a value of it).
+    fn capture_states(&self, m: Metric) -> bool;
+    /// A derived metric worked out already (`Some(None)`: it has no value here), so that
+    /// one derived from it does not work it out again.
+    fn known(&self, _m: Metric) -> Option<Option<Cow<'_, Float64Chunked>>> {
+        None
+    }
+}
+
+impl Columns for DataFrame {
+    fn stated(&self, m: Metric) -> Option<Cow<'_, Float64Chunked>> {
+        let c = self.column(m.name()).ok()?;
+        if c.null_count() == c.len() {
+            return None;
+        }
+        c.as_materialized_series().f64().ok().map(Cow::Borrowed)
+    }
+
+    fn capture_states(&self, m: Metric) -> bool {
+        self.stated(m).is_some()
+    }
+}
+
+/// `m`'s column in `cols`: the stated one when the capture states `m`, else the derived
+/// one; `None` when it has no value here.
+pub(crate) fn column<C: Columns>(
+    cols: &C,
+    m: Metric,
+    benchmark: bool,
+) -> Option<Cow<'_, Float64Chunked>> {
+    if cols.capture_states(m) {
+        return cols.stated(m);
+    }
+    if let Some(known) = cols.known(m) {
+        return known;
+    }
+    derived(cols, m, benchmark)
+        .filter(|c| c.null_count() < c.len())
+        .map(|c| Cow::Owned(c.with_name(m.name().into())))
+}
+
+/// The direction a benchmark's zero IOPS or MB/s stand in for, and its twin.
+fn twin(m: Metric) -> Option<Metric> {
+    use Metric::*;
+    match m {
+        ReadIops => Some(WriteIops),
+        WriteIops => Some(ReadIops),
+        ReadMbps => Some(WriteMbps),
+        WriteMbps => Some(ReadMbps),
+        _ => None,
+    }
+}
+
+/// Whether `m` is one this module can derive (for some inputs).
+pub(crate) fn derivable(m: Metric) -> bool {
+    use Metric::*;
+    matches!(
+        m,
+        ReadIops
+            | WriteIops
+            | ReadMbps
+            | WriteMbps
+            | Iops
+            | Mbps
+            | QueueDepth
+            | LatencyMs
+            | ReadIoKib
+            | WriteIoKib
+            | IoKib
+            | ReadPct
+    )
+}
+
+/// `m` worked out from the other columns of `cols` (the capture does not state it).
+fn derived<C: Columns>(cols: &C, m: Metric, benchmark: bool) -> Option<Float64Chunked> {
+    use Metric::*;
+    let col = |m: Metric| column(cols, m, benchmark);
+    // Whether the capture has `m`, stated or as a benchmark's zeros.
+    let has = |m: Metric| {
+        cols.capture_states(m) || (benchmark && twin(m).is_some_and(|t| cols.capture_states(t)))
+    };
+    let sum = |a: Metric, b: Metric| Some(rows([&*col(a)?, &*col(b)?], |[a, b]| a + b));
+    let size = |bytes: Metric, count: Metric| {
+        Some(rows([&*col(bytes)?, &*col(count)?], |[b, n]| (b * 1024.0) / n))
+    };
+    match m {
+        // A benchmark's direction with no IO reported did none: zeros where the other
+        // direction has a value (and missing where it is missing).
+        ReadIops | WriteIops | ReadMbps | WriteMbps if benchmark => {
+            cols.stated(twin(m)?).map(|h| h.apply_values(|_| 0.0))
+        }
+        Iops => sum(ReadIops, WriteIops),
+        Mbps => sum(ReadMbps, WriteMbps),
+        QueueDepth => sum(ReadQueueDepth, WriteQueueDepth),
+        // Weighted by each direction's IOPS when the capture has both directions; in a
+        // benchmark with one direction's latency, that one's (the other did no IO).
+        LatencyMs => match [ReadLatencyMs, WriteLatencyMs, ReadIops, WriteIops].map(has) {
+            [true, true, true, true] => {
+                let (rl, wl) = (col(ReadLatencyMs)?, col(WriteLatencyMs)?);
+                let (r, w) = (col(ReadIops)?, col(WriteIops)?);
+                Some(rows([&*rl, &*wl, &*r, &*w], |[rl, wl, r, w]| (rl * r + wl * w) / (r + w)))
+            }
+            [true, false, ..] if benchmark => Some(rows([&*col(ReadLatencyMs)?], |[l]| l)),
+            [false, true, ..] if benchmark => Some(rows([&*col(WriteLatencyMs)?], |[l]| l)),
+            _ => None,
+        },
+        ReadIoKib => size(ReadMbps, ReadIops),
+        WriteIoKib => size(WriteMbps, WriteIops),
+        IoKib => size(Mbps, Iops),
+        ReadPct => Some(rows([&*col(ReadIops)?, &*col(Iops)?], |[r, t]| (r * 100.0) / t)),
+        _ => None,
+    }
+}
+
+/// `f` of the inputs (columns of one length) row by row: missing where an input is
+/// missing, and where the result is not finite (0/0 carries no information). `f` does
+/// the operations polars' column arithmetic would, in the same order, so the values are
+/// the same bit for bit; in one pass, straight over the buffers when each input is one
+/// chunk with nothing missing (a target's part, the usual case).
+fn rows<const N: usize>(
+    inputs: [&Float64Chunked; N],
+    f: impl Fn([f64; N]) -> f64,
+) -> Float64Chunked {
+    let len = inputs.iter().map(|c| c.len()).min().unwrap_or(0);
+    let buffers: Option<Vec<&[f64]>> = inputs
+        .iter()
+        .map(|c| match (c.null_count(), c.downcast_iter().next(), c.chunks().len()) {
+            (0, Some(a), 1) => Some(a.values().as_slice()),
+            _ => None,
+        })
+        .collect();
+    let values: Vec<Option<f64>> = match buffers {
+        Some(b) => {
+            // Each cut to `len`, so the loop below needs no bounds checks.
+            let b: [&[f64]; N] = std::array::from_fn(|k| &b[k][..len]);
+            let vals: Vec<f64> = (0..len).map(|i| f(b.map(|s| s[i]))).collect();
+            if vals.iter().all(|v| v.is_finite()) {
+                return Float64Chunked::from_vec(PlSmallStr::EMPTY, vals);
+            }
+            let validity: Bitmap = vals.iter().map(|v| v.is_finite()).collect();
+            let arr = PrimitiveArray::from_vec(vals).with_validity(Some(validity));
+            return Float64Chunked::with_chunk(PlSmallStr::EMPTY, arr);
+        }
+        None => {
+            let mut iters = inputs.map(|c| c.iter());
+            (0..len)
+                .map(|_| {
+                    let xs = iters.each_mut().map(|it| it.next().flatten());
+                    xs.iter().all(Option::is_some).then(|| f(xs.map(|x| x.unwrap_or(0.0))))
+                })
+                .collect()
+        }
+    };
+    Float64Chunked::from_iter_options(
+        PlSmallStr::EMPTY,
+        values.into_iter().map(|v| v.filter(|x| x.is_finite())),
+    )
+}
+
+/// The frame with every derivable metric it lacks as a column, in canonical column order
+/// (`target`, `time`, then [`Metric::ALL`]'s): for a frame without per-target parts.
+pub(crate) fn materialize(mut df: DataFrame, benchmark: bool) -> PolarsResult<DataFrame> {
+    use crate::frame::{TARGET, TIME};
+    let added: Vec<Float64Chunked> = Metric::ALL
+        .iter()
+        .filter(|m| derivable(**m) && df.stated(**m).is_none())
+        .filter_map(|m| derived(&df, *m, benchmark).map(|c| c.with_name(m.name().into())))
+        .collect();
+    for c in added {
+        df.with_column(c.into_column())?;
+    }
+    let mut order: Vec<PlSmallStr> = vec![TARGET.into(), TIME.into()];
+    order.extend(
+        Metric::ALL
+            .iter()
+            .filter(|m| df.column(m.name()).is_ok())
+            .map(|m| PlSmallStr::from(m.name())),
+    );
+    df.select(order)
+}
+
+#[cfg(test)]
+mod tests {
+    use advisor_model::Table;
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::frame::TARGET;
+
+    /// The inputs of every derivation, and one derived metric a capture may state itself.
+    const INPUTS: [Metric; 10] = [
+        Metric::ReadIops,
+        Metric::WriteIops,
+        Metric::ReadMbps,
+        Metric::WriteMbps,
+        Metric::ReadLatencyMs,
+        Metric::WriteLatencyMs,
+        Metric::ReadQueueDepth,
+        Metric::WriteQueueDepth,
+        Metric::Iops,
+        Metric::ReadIoKib,
+    ];
+
+    /// A value as a capture may give it: zero, a fraction, a large count, not a number.
+    fn value() -> impl Strategy<Value = Option<f64>> {
+        prop_oneof![
+            2 => Just(None),
+            2 => Just(Some(0.0)),
+            1 => Just(Some(f64::NAN)),
+            6 => (0u32..100_000).prop_map(|v| Some(f64::from(v) / 8.0)),
+        ]
+    }
+
+    /// One target: which inputs it states, and its rows' values of each.
+    type Target = (Vec<bool>, Vec<Vec<Option<f64>>>);
+
+    /// Whether it is a benchmark's summary, and its targets.
+    fn capture() -> impl Strategy<Value = (bool, Vec<Target>)> {
+        let target = (proptest::collection::vec(any::<bool>(), INPUTS.len()), 1usize..6)
+            .prop_flat_map(|(states, rows)| {
+                let row = proptest::collection::vec(value(), INPUTS.len());
+                (Just(states), proptest::collection::vec(row, rows))
+            });
+        (any::<bool>(), proptest::collection::vec(target, 1..5))
+    }
+
+    fn bits(c: Option<&Float64Chunked>, rows: usize) -> Vec<Option<u64>> {
+        c.map_or_else(|| vec![None; rows], |c| c.iter().map(|v| v.map(f64::to_bits)).collect())
+    }
+
+    proptest! {
+        // A target's derived metrics worked out from its own columns are its rows of the
+        // columns the whole frame would get, bit for bit, whichever targets state which
+        // inputs: the decision is the capture's, the values the target's.
+        #[test]
+        fn a_targets_derived_metrics_are_its_rows_of_the_whole_frames((benchmark, targets) in capture()) {
+            let mut t = Table::default();
+            for (i, (states, rows)) in targets.iter().enumerate() {
+                for (r, row) in rows.iter().enumerate() {
+                    let values: Vec<(Metric, f64)> = INPUTS
+                        .iter()
+                        .zip(states)
+                        .zip(row)
+                        .filter_map(|((m, s), v)| v.filter(|_| *s).map(|v| (*m, v)))
+                        .collect();
+                    t.push_row(i as u32, Some(1000 * r as i64), &values);
+                }
+            }
+            let frame = crate::frame::from_table(&t).unwrap_or_else(|e| panic!("{e}"));
+            let (frame, index) = crate::build::stacked(frame, targets.len(), benchmark)
+                .unwrap_or_else(|e| panic!("{e}"));
+            let index = index.unwrap_or_else(|| panic!("rows are one run per target"));
+            let whole = materialize(frame.clone(), benchmark).unwrap_or_else(|e| panic!("{e}"));
+            let target = whole.column(TARGET).and_then(|c| c.u32().cloned()).unwrap_or_else(|e| panic!("{e}"));
+            for (i, (_, rows)) in targets.iter().enumerate() {
+                let part = index.part(&frame, i as u32).unwrap_or_else(|| panic!("part {i}"));
+                let mask = target.equal(i as u32);
+                for m in Metric::ALL {
+                    let want = whole
+                        .column(m.name())
+                        .ok()
+                        .map(|c| c.f64().and_then(|c| c.filter(&mask)).unwrap_or_else(|e| panic!("{e}")));
+                    let want = bits(want.as_ref(), rows.len());
+                    let got = bits(part.metric(*m).as_deref(), rows.len());
+                    prop_assert_eq!(got, want, "target {} {}", i, m.name());
+                }
+            }
+            let listed: Vec<Metric> = Metric::ALL
+                .iter()
+                .copied()
+                .filter(|m| whole.stated(*m).is_some())
+                .collect();
+            prop_assert_eq!(index.metrics(&frame), Some(listed));
+        }
+    }
+}
