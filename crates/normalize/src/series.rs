@@ -1,5 +1,7 @@
 //! One metric of one target as a plain time-ordered series, for the rule evaluator.
 
+use std::borrow::Cow;
+
 use advisor_model::Metric;
 use polars::prelude::*;
 
@@ -70,15 +72,34 @@ impl Capture {
             return Err((Vec::new(), Vec::new()));
         };
         if t.null_count() == 0 && v.null_count() == 0 && t.len() == v.len() {
+            let finite = |c: &Float64Chunked| {
+                c.downcast_iter().all(|a| a.values().iter().all(|x| x.is_finite()))
+            };
+            if finite(&v) {
+                return Ok(into_values(v));
+            }
+        }
+        Err(points(t, &v))
+    }
+}
+
+/// A column's values (none missing) as a vector: a derived metric's own buffer when
+/// nothing else holds it (no copy of a series just worked out), else a copy.
+fn into_values(v: Cow<'_, Float64Chunked>) -> Vec<f64> {
+    match v {
+        // One chunk: the one array's buffer.
+        Cow::Owned(ca) if ca.chunks().len() == 1 => {
+            ca.downcast_into_iter().next().map_or_else(Vec::new, |arr| {
+                arr.into_inner().1.into_mut().either(|shared| shared.to_vec(), |own| own)
+            })
+        }
+        v => {
             let mut vals: Vec<f64> = Vec::with_capacity(v.len());
             for a in v.downcast_iter() {
                 vals.extend_from_slice(a.values());
             }
-            if vals.iter().all(|x| x.is_finite()) {
-                return Ok(vals);
-            }
+            vals
         }
-        Err(points(t, &v))
     }
 }
 
@@ -87,45 +108,57 @@ fn part_series(part: &Part, metric: Metric) -> Vec<(Option<i64>, f64)> {
     let (Some(t), Some(v)) = (&part.time, part.metric(metric)) else {
         return Vec::new();
     };
-    let (times, vals) = points(t, &v);
-    times.into_iter().zip(vals).collect()
+    let mut out = Vec::with_capacity(v.len());
+    each_point(t, &v, |tm, x| out.push((tm, x)));
+    out
 }
 
 /// The finite points of a column `v` on the time stamps `t` (one length), as two
-/// columns: straight from the buffers when each is one chunk and no time is missing (a
-/// target's part; a derived metric's 0/0 rows are missing values, not missing times).
+/// columns.
 fn points(t: &Int64Chunked, v: &Float64Chunked) -> (Vec<Option<i64>>, Vec<f64>) {
     let mut times = Vec::with_capacity(v.len());
     let mut vals = Vec::with_capacity(v.len());
-    let single = |n: usize| n == 1;
+    each_point(t, v, |tm, x| {
+        times.push(tm);
+        vals.push(x);
+    });
+    (times, vals)
+}
+
+/// `f` of each finite point of a column `v` on the time stamps `t` (one length), in row
+/// order: straight from the buffers when each is one chunk and no time is missing (a
+/// target's part; a derived metric's 0/0 rows are missing values, not missing times).
+fn each_point(t: &Int64Chunked, v: &Float64Chunked, mut f: impl FnMut(Option<i64>, f64)) {
     if t.null_count() == 0
-        && single(t.chunks().len())
-        && single(v.chunks().len())
+        && t.chunks().len() == 1
+        && v.chunks().len() == 1
         && t.len() == v.len()
         && let (Some(ta), Some(va)) = (t.downcast_iter().next(), v.downcast_iter().next())
     {
         let (tv, vv) = (ta.values().as_slice(), va.values().as_slice());
-        let mut keep = |i: usize| {
-            if vv[i].is_finite() {
-                times.push(Some(tv[i]));
-                vals.push(vv[i]);
-            }
-        };
         match va.validity().filter(|_| v.null_count() > 0) {
-            None => (0..vv.len()).for_each(&mut keep),
+            None => {
+                for (&tm, &x) in tv.iter().zip(vv) {
+                    if x.is_finite() {
+                        f(Some(tm), x);
+                    }
+                }
+            }
             Some(valid) => {
-                valid.iter().enumerate().filter(|(_, ok)| *ok).for_each(|(i, _)| keep(i))
+                for ((&tm, &x), ok) in tv.iter().zip(vv).zip(valid.iter()) {
+                    if ok && x.is_finite() {
+                        f(Some(tm), x);
+                    }
+                }
             }
         }
-        return (times, vals);
+        return;
     }
     for (tm, x) in t.iter().zip(v.iter()) {
         if let Some(x) = x.filter(|x| x.is_finite()) {
-            times.push(tm);
-            vals.push(x);
+            f(tm, x);
         }
     }
-    (times, vals)
 }
 
 fn series_of(df: &DataFrame, target: u32, metric: Metric) -> PolarsResult<Vec<(Option<i64>, f64)>> {
