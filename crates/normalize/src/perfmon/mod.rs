@@ -10,6 +10,7 @@
 //! good lines parsed on every core ([`values`]). Nothing of a piece is kept but its numbers,
 //! so a file is never held whole.
 
+mod decimal;
 pub(crate) mod stream;
 mod values;
 

@@ -4,8 +4,10 @@
 //!
 //! A cell is read as polars' CSV reader reads a Float64 cell (the floor the benchmark
 //! measures against, and what this replaced): the quotes around it dropped, leading spaces
-//! and tabs skipped, an empty cell missing, the rest parsed whole by `fast-float2` (the same
-//! crate and version), `1,5` read as `1.5` in a file with decimal commas. A cell that is
+//! and tabs skipped, an empty cell missing, the rest parsed whole to the nearest double,
+//! `1,5` read as `1.5` in a file with decimal commas. Plain decimals, nearly every cell
+//! PerfMon writes, are read by [`super::decimal`]; everything else by `fast-float2` (the
+//! crate and version polars uses), which gives the same double for a plain decimal. A cell that is
 //! not a number is missing too, and the first one of each run of good lines is kept for
 //! the warning.
 
@@ -165,7 +167,8 @@ pub(crate) fn parse(
 /// the line. Returns the value and where the next cell starts; `None` for anything else
 /// (blanks, letters, a decimal comma, trailing text), which [`number`] then reads. The
 /// same value as [`number`]'s: `fast-float2`'s whole parse is its partial parse that
-/// took every byte, and here every byte up to the quote was taken.
+/// took every byte, here every byte up to the quote was taken, and [`super::decimal`]
+/// reads what it reads to the same double.
 fn quick_number(line: &[u8], at: usize, sep: u8) -> Option<(f64, usize)> {
     let rest = line.get(at..)?;
     let quoted = rest.first() == Some(&b'"');
@@ -173,7 +176,10 @@ fn quick_number(line: &[u8], at: usize, sep: u8) -> Option<(f64, usize)> {
     if !body.first().is_some_and(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.')) {
         return None;
     }
-    let (v, n) = fast_float2::parse_partial::<f64, _>(body).ok()?;
+    let (v, n) = match super::decimal::plain(body) {
+        Some(read) => read,
+        None => fast_float2::parse_partial::<f64, _>(body).ok()?,
+    };
     let mut end = n;
     if quoted {
         if body.get(end) != Some(&b'"') {
