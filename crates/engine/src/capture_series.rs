@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use advisor_model::{Direction, Metric};
+use advisor_model::{Direction, Metric, Reduced};
 use advisor_normalize::Capture;
 use advisor_rules::eval::{AxisOrPoints, Series, SeriesSource, TargetId};
 
@@ -36,6 +36,10 @@ impl SeriesSource for CaptureSeries<'_> {
     }
     fn axis(&self, target: TargetId) -> Option<Vec<Option<i64>>> {
         self.capture(target)?.axis(target.target)
+    }
+    fn reduced(&self, target: TargetId, metric: Metric, n: usize) -> Option<Reduced> {
+        let r = self.capture(target)?.reduced(target.target, metric, n);
+        (!r.points.is_empty()).then_some(r)
     }
     fn axis_or_points(&self, target: TargetId, metric: Metric) -> Option<AxisOrPoints> {
         match self.capture(target)?.axis_or_points(target.target, metric) {

@@ -24,6 +24,7 @@ mod series;
 mod session;
 mod sources;
 
+pub use advisor_model::reduce_points;
 pub use advisor_normalize::bundle::{Limits as BundleLimits, Manifest};
 /// The readers' own entry for captures in memory (what a [`Session`] uses unless told
 /// otherwise by [`SessionBuilder::bytes_reader`]).
@@ -34,7 +35,6 @@ pub use batch::{BatchDone, BatchOptions, input_bytes, memory_estimate};
 pub use bundle::{BundleSummary, Expanded};
 pub use compare::CompareSide;
 pub use inspect::{BenchInspection, Inspection, MetricStats, TargetInspection};
-pub use series::reduce_points;
 pub use session::{
     BUSY_IOPS, BytesReader, CHART_POINTS, EngineError, Input, ReadStep, Session, SessionBuilder,
 };

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use advisor_model::{Metric, TargetKind};
+use advisor_model::{Metric, Reduced, TargetKind, reduce_points};
 use advisor_normalize::Capture;
 use std::sync::Arc;
 
@@ -291,6 +291,18 @@ impl SeriesSource for PlatformSeries<'_> {
                 Some(Err((times, vals)))
             }
         }
+    }
+    fn reduced(&self, target: TargetId, metric: Metric, n: usize) -> Option<Reduced> {
+        if let Some(s) = self.platform.derived.get(&(target, metric)) {
+            let pts: Vec<(i64, f64)> = s.iter().filter_map(|(t, v)| t.map(|t| (t, *v))).collect();
+            return Some(Reduced { timed: pts.len(), points: reduce_points(&pts, n) });
+        }
+        let mut r = self.captures.reduced(target, metric, n)?;
+        let d = self.shift(target);
+        if d != 0 {
+            r.points.iter_mut().for_each(|(t, _)| *t += d);
+        }
+        Some(r)
     }
     fn source_percentile(&self, target: TargetId, direction: Direction, pct: f64) -> Option<f64> {
         self.captures.source_percentile(target, direction, pct)

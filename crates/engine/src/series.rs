@@ -5,23 +5,10 @@
 //! day of samples is held for the page.
 
 use advisor_model::limits::Cache;
-use advisor_model::{DiskCaps, Metric, SampledSeries, SeriesOf, TargetKind, VmCaps};
+use advisor_model::{DiskCaps, Metric, SampledSeries, SeriesOf, TargetKind, VmCaps, reduce_points};
 use advisor_rules::eval::{DiskInfo, Facts, SeriesSource, VmInfo};
 
 use crate::bind::Bound;
-
-/// Keeps at most `n` points: the series cut into `n` buckets of time, each keeping its
-/// maximum, so peaks stay visible.
-pub fn reduce_points(points: &[(i64, f64)], n: usize) -> Vec<(i64, f64)> {
-    if points.len() <= n || n == 0 {
-        return points.to_vec();
-    }
-    let per = points.len().div_ceil(n);
-    points
-        .chunks(per)
-        .filter_map(|c| c.iter().copied().max_by(|a, b| a.1.total_cmp(&b.1)))
-        .collect()
-}
 
 fn vm_caps(vm: &VmInfo) -> VmCaps {
     let l = &vm.limits;
@@ -87,16 +74,15 @@ fn target_series(
     let vm = facts.vm.as_ref().filter(|_| t.kind == TargetKind::Aggregate).map(vm_caps);
     let mut out = Vec::new();
     for &metric in metrics {
-        let Some(s) = source.series(t.id, metric) else { continue };
-        let pts: Vec<(i64, f64)> = s.iter().filter_map(|(t, v)| t.map(|t| (t, *v))).collect();
-        if pts.len() < 2 {
+        let Some(reduced) = source.reduced(t.id, metric, n) else { continue };
+        if reduced.timed < 2 {
             continue;
         }
         out.push(SampledSeries {
             of: SeriesOf::Target { name: t.name.clone(), disk: disk.clone(), vm: vm.clone() },
             file: t.file.clone(),
             metric: metric.name().to_owned(),
-            points: reduce_points(&pts, n),
+            points: reduced.points,
         });
     }
     out

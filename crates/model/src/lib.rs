@@ -12,6 +12,7 @@ pub mod limits;
 mod location;
 mod metric;
 pub mod par;
+mod points;
 mod rank;
 mod recommend;
 
@@ -32,6 +33,7 @@ pub use compare::{
 pub use episode::{Episode, EpisodeKind, EpisodeWindow};
 pub use location::Location;
 pub use metric::{Metric, Unit};
+pub use points::{Reduced, Reducer, reduce_points};
 pub use rank::{nearest_rank, nearest_ranks};
 pub use recommend::{
     Confidence, Configuration, ConfiguredDisk, CostBasis, Demand, DemandBasis, DiskAdvice,

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use advisor_model::Metric;
+use advisor_model::{Metric, Reduced, Reducer, reduce_points};
 use polars::prelude::*;
 
 use crate::Capture;
@@ -19,6 +19,34 @@ impl Capture {
             None => series_of(&self.frame, target, metric),
         }
         .unwrap_or_default()
+    }
+}
+
+impl Capture {
+    /// The timed points of [`Capture::series`], reduced to at most `n` for a chart
+    /// ([`advisor_model::reduce_points`]): from a target's part in two walks over its buffers (one to
+    /// count, one to reduce), so the series is never held as points.
+    pub fn reduced(&self, target: u32, metric: Metric, n: usize) -> Reduced {
+        if let Some(part) = self.part(target) {
+            let (Some(t), Some(v)) = (part.time.as_ref(), part.metric(metric)) else {
+                return Reduced::default();
+            };
+            let mut timed = 0usize;
+            each_point(t, &v, |tm, _| timed += usize::from(tm.is_some()));
+            let mut r = Reducer::new(timed, n);
+            each_point(t, &v, |tm, x| {
+                if let Some(tm) = tm {
+                    r.push((tm, x));
+                }
+            });
+            return Reduced { timed, points: r.finish() };
+        }
+        let pts: Vec<(i64, f64)> = self
+            .series(target, metric)
+            .into_iter()
+            .filter_map(|(t, v)| t.map(|t| (t, v)))
+            .collect();
+        Reduced { timed: pts.len(), points: reduce_points(&pts, n) }
     }
 }
 

@@ -18,7 +18,9 @@ use advisor_rules::eval::{DiskInfo, TargetId};
 use advisor_topology::{Topology, normalize_name};
 
 use crate::bind::{Bound, bind};
-use crate::series::{add_on_common_times, reduce_points};
+use advisor_model::reduce_points;
+
+use crate::series::add_on_common_times;
 
 mod comparability;
 mod verdict;

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use advisor_model::limits::{DiskLimits, PoolLimits, VmLimits};
-use advisor_model::{BenchSettings, Direction, Metric, TargetKind};
+use advisor_model::{BenchSettings, Direction, Metric, Reduced, TargetKind};
 
 /// A capture target: which capture (the caller's numbering) and which target in it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -172,6 +172,14 @@ pub trait SeriesSource: Sync {
     /// value of it. By default every series is points.
     fn axis_or_points(&self, target: TargetId, metric: Metric) -> Option<AxisOrPoints> {
         self.series_columns(target, metric).map(Err)
+    }
+    /// The timed points of [`SeriesSource::series`] reduced to at most `n` for a chart
+    /// ([`advisor_model::reduce_points`]); by default from `series`. For the charts,
+    /// which need the peaks, not the series. `None` when the target has no value of it.
+    fn reduced(&self, target: TargetId, metric: Metric, n: usize) -> Option<Reduced> {
+        let s = self.series(target, metric)?;
+        let pts: Vec<(i64, f64)> = s.iter().filter_map(|(t, v)| t.map(|t| (t, *v))).collect();
+        Some(Reduced { timed: pts.len(), points: advisor_model::reduce_points(&pts, n) })
     }
     /// The tool's own latency percentile (ms), e.g. fio's clat p99.99.
     fn source_percentile(&self, target: TargetId, direction: Direction, pct: f64) -> Option<f64>;
