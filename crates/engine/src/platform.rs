@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use advisor_model::{Metric, Reduced, TargetKind, reduce_points};
+use advisor_model::{Metric, Reduced, TargetKind};
 use advisor_normalize::Capture;
 use std::sync::Arc;
 
@@ -294,8 +294,7 @@ impl SeriesSource for PlatformSeries<'_> {
     }
     fn reduced(&self, target: TargetId, metric: Metric, n: usize) -> Option<Reduced> {
         if let Some(s) = self.platform.derived.get(&(target, metric)) {
-            let pts: Vec<(i64, f64)> = s.iter().filter_map(|(t, v)| t.map(|t| (t, *v))).collect();
-            return Some(Reduced { timed: pts.len(), points: reduce_points(&pts, n) });
+            return Some(Reduced::of_series(s, n));
         }
         let mut r = self.captures.reduced(target, metric, n)?;
         let d = self.shift(target);

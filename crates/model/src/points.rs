@@ -10,6 +10,21 @@ pub struct Reduced {
     pub points: Vec<(i64, f64)>,
 }
 
+impl Reduced {
+    /// The timed points of a series that may have untimed ones (a benchmark's summary),
+    /// reduced to at most `n` ([`reduce_points`]).
+    pub fn of_series(series: &[(Option<i64>, f64)], n: usize) -> Self {
+        let timed = series.iter().filter(|(t, _)| t.is_some()).count();
+        let mut r = Reducer::new(timed, n);
+        for &(t, v) in series {
+            if let Some(t) = t {
+                r.push((t, v));
+            }
+        }
+        Self { timed, points: r.finish() }
+    }
+}
+
 /// At most `n` points for a chart: the points cut into runs of `ceil(len / n)` in order,
 /// and the peak of each run (the last of equal peaks, under [`f64::total_cmp`]); every
 /// point when there are at most `n` (or `n` is 0).
@@ -73,6 +88,12 @@ mod tests {
         assert_eq!(reduce_points(&pts, 7), pts);
         assert_eq!(reduce_points(&pts, 0), pts);
         assert_eq!(reduce_points(&[], 5), vec![]);
+        // Untimed points are left out before the runs are cut.
+        let series = [(None, 9.0), (Some(1), 1.0), (Some(2), 2.0), (None, 9.0), (Some(3), 0.5)];
+        assert_eq!(
+            Reduced::of_series(&series, 2),
+            Reduced { timed: 3, points: vec![(2, 2.0), (3, 0.5)] }
+        );
     }
 
     proptest::proptest! {

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use advisor_model::{Metric, Reduced, Reducer, reduce_points};
+use advisor_model::{Metric, Reduced, Reducer};
 use polars::prelude::*;
 
 use crate::Capture;
@@ -24,8 +24,8 @@ impl Capture {
 
 impl Capture {
     /// The timed points of [`Capture::series`], reduced to at most `n` for a chart
-    /// ([`advisor_model::reduce_points`]): from a target's part in two walks over its buffers (one to
-    /// count, one to reduce), so the series is never held as points.
+    /// ([`advisor_model::reduce_points`]): from a target's part in two walks over its
+    /// buffers (one to count, one to reduce), so the series is never held as points.
     pub fn reduced(&self, target: u32, metric: Metric, n: usize) -> Reduced {
         if let Some(part) = self.part(target) {
             let (Some(t), Some(v)) = (part.time.as_ref(), part.metric(metric)) else {
@@ -41,12 +41,7 @@ impl Capture {
             });
             return Reduced { timed, points: r.finish() };
         }
-        let pts: Vec<(i64, f64)> = self
-            .series(target, metric)
-            .into_iter()
-            .filter_map(|(t, v)| t.map(|t| (t, v)))
-            .collect();
-        Reduced { timed: pts.len(), points: reduce_points(&pts, n) }
+        Reduced::of_series(&self.series(target, metric), n)
     }
 }
 

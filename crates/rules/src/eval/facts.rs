@@ -177,9 +177,7 @@ pub trait SeriesSource: Sync {
     /// ([`advisor_model::reduce_points`]); by default from `series`. For the charts,
     /// which need the peaks, not the series. `None` when the target has no value of it.
     fn reduced(&self, target: TargetId, metric: Metric, n: usize) -> Option<Reduced> {
-        let s = self.series(target, metric)?;
-        let pts: Vec<(i64, f64)> = s.iter().filter_map(|(t, v)| t.map(|t| (t, *v))).collect();
-        Some(Reduced { timed: pts.len(), points: advisor_model::reduce_points(&pts, n) })
+        Some(Reduced::of_series(&self.series(target, metric)?, n))
     }
     /// The tool's own latency percentile (ms), e.g. fio's clat p99.99.
     fn source_percentile(&self, target: TargetId, direction: Direction, pct: f64) -> Option<f64>;
