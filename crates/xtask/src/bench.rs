@@ -651,6 +651,47 @@ pub(crate) fn case(file: &Path, topology: Option<&Path>, started: Instant) -> Re
     Ok(())
 }
 
+/// `xtask rules FILE [--topology T]`: reads the capture once, then times the rules' phase
+/// of the analysis for each rule alone (a session with `only` that rule) and for all of
+/// them, the median of `reps` rounds each; prints a table, slowest first.
+pub(crate) fn rules(file: &Path, topology: Option<&Path>, reps: usize) -> Result<()> {
+    use advisor_engine::{Input, Session, TopologySources};
+    let reps = reps.max(1);
+    let all = Session::builder().build().map_err(|e| anyhow::anyhow!("{e}"))?;
+    let captures = all
+        .read_all(vec![Input::Path(file.to_path_buf())], |_| {})
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let sources = TopologySources {
+        files: topology.map(Path::to_path_buf).into_iter().collect(),
+        ..TopologySources::default()
+    };
+    let topo = all.topology(&sources).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let timed = |session: &Session| {
+        let times: Vec<f64> = (0..reps)
+            .map(|_| session.analyze_captures_timed(&captures, topo.as_ref()).1.rules_s)
+            .collect();
+        median(times)
+    };
+    let ids: Vec<String> = all.rules().rules().map(|r| r.id.clone()).collect();
+    let mut rows: Vec<(String, f64)> = Vec::new();
+    for id in ids {
+        let one =
+            Session::builder().only([id.clone()]).build().map_err(|e| anyhow::anyhow!("{e}"))?;
+        rows.push((id, timed(&one)));
+    }
+    let together = timed(&all);
+    rows.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let alone: f64 = rows.iter().map(|r| r.1).sum();
+    println!("| rule | alone s | share of the sum |");
+    println!("|---|---:|---:|");
+    for (id, s) in &rows {
+        println!("| {id} | {s:.4} | {:.1}% |", 100.0 * s / alone);
+    }
+    println!("| every rule alone, summed | {alone:.4} | |");
+    println!("| every rule together | {together:.4} | |");
+    Ok(())
+}
+
 /// The batch case's queue: `inputs` small PerfMon captures of 4 disks, each with its own
 /// seed; every odd one is a ticket folder with the capture and a DS13_v2 topology.
 fn batch_queue(a: &BenchArgs) -> Result<PathBuf> {

@@ -5,6 +5,7 @@
 //!   generator, so two runs give the same bytes).
 //! - `cargo run --profile bench-release -p xtask -- bench`: the speed and memory benchmark
 //!   of docs/performance.md (inputs generated under /tmp when absent).
+//! - `xtask rules FILE --topology T`: the rules' time rule by rule on one capture.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -37,6 +38,15 @@ enum Cmd {
         file: PathBuf,
         #[arg(long)]
         topology: Option<PathBuf>,
+    },
+    /// The rules' time rule by rule on one capture: each rule evaluated alone (median of
+    /// `--reps` rounds), then all of them together, as the analysis runs them.
+    Rules {
+        file: PathBuf,
+        #[arg(long)]
+        topology: Option<PathBuf>,
+        #[arg(long, default_value_t = 3)]
+        reps: usize,
     },
     /// (used by bench) Batch triage of a queue folder as `advisor batch` does.
     #[command(hide = true)]
@@ -127,6 +137,7 @@ fn main() -> Result<()> {
         },
         Cmd::Bench(args) => bench::bench(&args)?,
         Cmd::Case { file, topology } => bench::case(&file, topology.as_deref(), started)?,
+        Cmd::Rules { file, topology, reps } => bench::rules(&file, topology.as_deref(), reps)?,
         Cmd::BatchCase { queue, jobs, budget_mib } => bench::batch_case(&queue, jobs, budget_mib)?,
         Cmd::Floor { file } => floor::floor(&file, started)?,
     }

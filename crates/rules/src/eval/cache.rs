@@ -22,19 +22,41 @@ type Ranked = (Weak<Vec<f64>>, Vec<(u64, Option<f64>)>);
 #[derive(Default)]
 pub(super) struct SeriesCache {
     pub(super) series: Mutex<HashMap<(TargetId, Metric), StoredSeries>>,
-    /// The distinct time axes seen per capture: a new series whose time stamps equal one
-    /// of them shares it, so operations between its targets' series pair by position.
-    axes: Mutex<HashMap<usize, Vec<Times>>>,
     /// Percentiles taken of a series, by the address of its values: a series several
     /// rules read (a disk's IOPS, whose p95 fourteen rules take) is ranked once per
     /// percentile. Each entry holds a weak reference to the values, so their address is
     /// not reused while it is a key, and an entry whose series is gone is never matched.
     ranks: Mutex<HashMap<usize, Ranked>>,
+    /// The time axes, shared by every group of one evaluation.
+    axes: Arc<Axes>,
+}
+
+/// The time axes of one evaluation's targets, shared by all its groups: taken once per
+/// target (16 bytes a sample), not once per group that reads the target (each `vm` group
+/// reads every disk). One axis per capture, as a rule, so they cost little to keep.
+#[derive(Default)]
+pub(super) struct Axes {
+    /// The distinct time axes seen per capture: a new series whose time stamps equal one
+    /// of them shares it, so operations between its targets' series pair by position.
+    known: Mutex<HashMap<usize, Vec<Times>>>,
     /// Each target's time axis ([`super::SeriesSource::axis`]), taken once.
-    target_axes: Mutex<HashMap<TargetId, Option<Times>>>,
+    targets: Mutex<HashMap<TargetId, Option<Times>>>,
 }
 
 impl SeriesCache {
+    /// A cache for one group, with the evaluation's shared time axes.
+    pub(super) fn with_axes(axes: &Arc<Axes>) -> Self {
+        SeriesCache { axes: Arc::clone(axes), ..SeriesCache::default() }
+    }
+
+    /// Drops the series whose metric `keep` refuses: those the group's later rules do not
+    /// read (a reload would give the same values; this only bounds what a group holds).
+    pub(super) fn forget(&self, keep: impl Fn(Metric) -> bool) {
+        if let Ok(mut series) = self.series.lock() {
+            series.retain(|(_, m), _| keep(*m));
+        }
+    }
+
     /// The nearest-rank `p`th percentile of the finite values of `vals`
     /// ([`super::value::percentile`]), taken once per series and percentile. When it is
     /// not known yet, the percentiles `also` gives (those the rule takes of the same
@@ -81,20 +103,20 @@ impl SeriesCache {
         t: TargetId,
         take: impl FnOnce() -> Option<Vec<Option<i64>>>,
     ) -> Option<Times> {
-        if let Ok(axes) = self.target_axes.lock()
+        if let Ok(axes) = self.axes.targets.lock()
             && let Some(a) = axes.get(&t)
         {
             return a.clone();
         }
         let a = take().map(|times| self.axis(t.capture, times));
-        if let Ok(mut axes) = self.target_axes.lock() {
+        if let Ok(mut axes) = self.axes.targets.lock() {
             axes.insert(t, a.clone());
         }
         a
     }
 
     pub(super) fn axis(&self, capture: usize, times: Vec<Option<i64>>) -> Times {
-        let Ok(mut axes) = self.axes.lock() else { return Arc::new(times) };
+        let Ok(mut axes) = self.axes.known.lock() else { return Arc::new(times) };
         let known = axes.entry(capture).or_default();
         if let Some(a) = known.iter().find(|a| ***a == times) {
             return a.clone();
@@ -159,6 +181,19 @@ fn walk(e: &TypedExpr, f: &mut dyn FnMut(&TypedExpr)) {
         | TypedExprKind::Role(_)
         | TypedExprKind::Ref(_) => {}
     }
+}
+
+/// The metrics `rule` reads, of any element: what its group must hold while it runs.
+pub(super) fn rule_metrics(rule: &CheckedRule) -> Vec<Metric> {
+    let mut out: Vec<Metric> = Vec::new();
+    each_expr(rule, &mut |e| {
+        if let TypedExprKind::Ref(Ref::Metric { metric, .. }) = &e.kind
+            && !out.contains(metric)
+        {
+            out.push(*metric);
+        }
+    });
+    out
 }
 
 /// The percentiles `rule` takes of `of` with a constant P (`p95(iops)`, `pct(latency_ms,

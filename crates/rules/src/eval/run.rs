@@ -3,10 +3,11 @@
 //! and each rule's outcome put together from its subjects'.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
-use advisor_model::{Finding, NotEvaluated, TargetKind};
+use advisor_model::{Finding, Metric, NotEvaluated, TargetKind};
 
-use super::cache::SeriesCache;
+use super::cache::{self, Axes, SeriesCache};
 use super::value::{self, Element, Missing, Value};
 use super::{
     Evaluation, Facts, NO_BENCH, NO_DISKS, NO_PLATFORM, NO_POOLS, NO_TARGETS, SeriesSource,
@@ -30,9 +31,12 @@ pub struct Outcome {
 /// the capture targets the subject reads (a target, and a disk or benchmark matched to
 /// it, are one group), and each group is evaluated on its own with its own series cache,
 /// dropped when the group is done. So the series of one or two targets are held at a
-/// time, not those of every target for as long as some rule still reads them; a `vm`
-/// rule, which reads every target, is a group of its own. The groups are shared among
-/// the machine's cores; the outcome is the same whatever order they finish in.
+/// time, not those of every target for as long as some rule still reads them. The `vm`
+/// rules, which read every disk, are one group, started first; within a group a metric's
+/// series are dropped once no later rule of the group reads it, and the pairs are
+/// ordered to hold few metrics at once ([`holding_order`]). The time axes are taken once
+/// for all groups. The groups are shared among the machine's cores; the outcome is the
+/// same whatever order they finish in.
 pub fn evaluate<'r>(
     rules: impl IntoIterator<Item = &'r CheckedRule>,
     facts: &Facts,
@@ -41,16 +45,19 @@ pub fn evaluate<'r>(
     let rules: Vec<&CheckedRule> = rules.into_iter().collect();
     let subs: Vec<Result<Vec<Option<Element>>, &'static str>> =
         rules.iter().map(|r| subjects(r.scope, facts)).collect();
-    let mut groups: Vec<Vec<(usize, usize)>> = Vec::new();
+    // The `vm` rules' subjects are one group, the first to start: each reads every disk,
+    // so they share what they load (a group of its own each loaded every disk again).
+    let mut groups: Vec<Vec<(usize, usize)>> = vec![Vec::new()];
     let mut by_targets: HashMap<Vec<TargetId>, usize> = HashMap::new();
     for (r, s) in subs.iter().enumerate() {
         for (j, sub) in s.iter().flatten().enumerate() {
-            let g = match sub.and_then(|e| subject_targets(facts, e)) {
-                Some(key) => *by_targets.entry(key).or_insert_with(|| {
+            let g = match sub.map(|e| subject_targets(facts, e)) {
+                None => 0,
+                Some(Some(key)) => *by_targets.entry(key).or_insert_with(|| {
                     groups.push(Vec::new());
                     groups.len() - 1
                 }),
-                None => {
+                Some(None) => {
                     groups.push(Vec::new());
                     groups.len() - 1
                 }
@@ -58,13 +65,23 @@ pub fn evaluate<'r>(
             groups[g].push((r, j));
         }
     }
+    let metrics: Vec<Vec<Metric>> = rules.iter().map(|r| cache::rule_metrics(r)).collect();
+    let groups: Vec<Vec<(usize, usize)>> =
+        groups.into_iter().map(|g| holding_order(g, &metrics)).collect();
+    let axes = Arc::new(Axes::default());
     let done = advisor_model::par::map_indexed(groups.len(), 8, |g| {
-        let cache = SeriesCache::default();
-        groups[g]
+        let cache = SeriesCache::with_axes(&axes);
+        let group = &groups[g];
+        group
             .iter()
-            .map(|&(r, j)| {
+            .enumerate()
+            .map(|(k, &(r, j))| {
                 let sub = subs[r].as_ref().ok().and_then(|v| v.get(j).copied()).flatten();
-                ((r, j), evaluate_subject(rules[r], sub, facts, series, &cache))
+                let o = evaluate_subject(rules[r], sub, facts, series, &cache);
+                // What the rest of the group reads is kept; the rest is dropped now.
+                let later = &group[k + 1..];
+                cache.forget(|m| later.iter().any(|&(r, _)| metrics[r].contains(&m)));
+                ((r, j), o)
             })
             .collect::<Vec<_>>()
     });
@@ -119,6 +136,40 @@ pub fn evaluate<'r>(
         matches!(env.eval(cond), Ok(Value::Bool(true)))
     };
     crate::stories::link(&mut out.findings, explains, fits);
+    out
+}
+
+/// A group's pairs of rule and subject in the order that holds the fewest metrics' series
+/// at once: each next pair is the one that, with what earlier pairs loaded and later ones
+/// still read, holds the fewest metrics while it runs, then after it, then the first in
+/// rule order. The series themselves are what a group holds (a day of samples of every
+/// disk, for each metric a `vm` rule reads), so the order bounds a group's memory.
+fn holding_order(mut pairs: Vec<(usize, usize)>, metrics: &[Vec<Metric>]) -> Vec<(usize, usize)> {
+    let mut out = Vec::with_capacity(pairs.len());
+    let mut live: Vec<Metric> = Vec::new();
+    while !pairs.is_empty() {
+        let cost = |i: usize| {
+            let (r, _) = pairs[i];
+            let mut during = live.clone();
+            during.extend(metrics[r].iter().filter(|m| !live.contains(m)));
+            let after = during
+                .iter()
+                .filter(|m| {
+                    pairs.iter().enumerate().any(|(k, &(q, _))| k != i && metrics[q].contains(m))
+                })
+                .count();
+            (during.len(), after, i)
+        };
+        let Some(best) = (0..pairs.len()).min_by_key(|i| cost(*i)) else { break };
+        let (r, j) = pairs.remove(best);
+        for m in &metrics[r] {
+            if !live.contains(m) {
+                live.push(*m);
+            }
+        }
+        live.retain(|m| pairs.iter().any(|&(q, _)| metrics[q].contains(m)));
+        out.push((r, j));
+    }
     out
 }
 
