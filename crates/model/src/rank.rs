@@ -52,9 +52,29 @@ pub fn nearest_ranks(values: &mut [f64], ps: &[f64]) -> Vec<Option<f64>> {
     out
 }
 
+/// Whether every value is finite: branch-free within blocks of 256, so it vectorises (a
+/// short-circuit `all` tests and branches value by value, at twice the time or more over
+/// a day of samples), and stops after the first block holding one that is not.
+pub fn all_finite(values: &[f64]) -> bool {
+    values.chunks(256).all(|c| c.iter().fold(true, |ok, x| ok & x.is_finite()))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{nearest_rank, nearest_ranks};
+    use super::{all_finite, nearest_rank, nearest_ranks};
+
+    #[test]
+    fn all_finite_finds_one_value_anywhere() {
+        let mut v: Vec<f64> = (0..1000).map(f64::from).collect();
+        assert!(all_finite(&v) && all_finite(&[]));
+        for (at, bad) in
+            [(0, f64::NAN), (255, f64::INFINITY), (256, f64::NEG_INFINITY), (999, f64::NAN)]
+        {
+            let old = std::mem::replace(&mut v[at], bad);
+            assert!(!all_finite(&v), "{bad} at {at}");
+            v[at] = old;
+        }
+    }
 
     #[test]
     fn whole_ranks_are_not_pushed_up_by_float_noise() {

@@ -163,7 +163,7 @@ fn rows<const N: usize>(
             // Each cut to `len`, so the loop below needs no bounds checks.
             let b: [&[f64]; N] = std::array::from_fn(|k| &b[k][..len]);
             let vals: Vec<f64> = (0..len).map(|i| f(b.map(|s| s[i]))).collect();
-            if vals.iter().all(|v| v.is_finite()) {
+            if advisor_model::all_finite(&vals) {
                 return Float64Chunked::from_vec(PlSmallStr::EMPTY, vals);
             }
             let validity: Bitmap = vals.iter().map(|v| v.is_finite()).collect();

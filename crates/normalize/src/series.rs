@@ -96,7 +96,7 @@ impl Capture {
         };
         if t.null_count() == 0 && v.null_count() == 0 && t.len() == v.len() {
             let finite = |c: &Float64Chunked| {
-                c.downcast_iter().all(|a| a.values().iter().all(|x| x.is_finite()))
+                c.downcast_iter().all(|a| advisor_model::all_finite(a.values()))
             };
             if finite(&v) {
                 return Ok(into_values(v));

@@ -3,6 +3,7 @@
 //! the AST into a typed tree ([`TypedExpr`]) whose references are already resolved, so the
 //! evaluator never looks a name up.
 
+use std::collections::BTreeMap;
 use std::path::Path as FsPath;
 
 use advisor_model::Metric;
@@ -387,7 +388,7 @@ impl<'a> Checker<'a> {
             .zip(std::mem::take(&mut self.lets))
             .filter_map(|(l, t)| t.map(|expr| CheckedLet { name: l.name.name.clone(), expr }))
             .collect();
-        Ok(CheckedRule {
+        let mut rule = CheckedRule {
             id,
             file: path.to_owned(),
             source: self.src.to_owned(),
@@ -406,7 +407,10 @@ impl<'a> Checker<'a> {
             explains_where,
             doc,
             ast: file.clone(),
-        })
+            repeated: BTreeMap::new(),
+        };
+        rule.repeated = crate::eval::repeated_calls(&rule);
+        Ok(rule)
     }
 
     /// Checks `episodes`: a numeric series, a cap of its dimension, a ratio, a latency

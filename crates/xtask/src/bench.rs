@@ -653,8 +653,15 @@ pub(crate) fn case(file: &Path, topology: Option<&Path>, started: Instant) -> Re
 
 /// `xtask rules FILE [--topology T]`: reads the capture once, then times the rules' phase
 /// of the analysis for each rule alone (a session with `only` that rule) and for all of
-/// them, the median of `reps` rounds each; prints a table, slowest first.
-pub(crate) fn rules(file: &Path, topology: Option<&Path>, reps: usize) -> Result<()> {
+/// them, the median of `reps` rounds each; prints a table, slowest first. `only`: time
+/// just these rules alone. Under `taskset -c 0` the rules run on one thread, so each time
+/// is CPU time (this machine's wall times move by a quarter between runs).
+pub(crate) fn rules(
+    file: &Path,
+    topology: Option<&Path>,
+    reps: usize,
+    only: &[String],
+) -> Result<()> {
     use advisor_engine::{Input, Session, TopologySources};
     let reps = reps.max(1);
     let all = Session::builder().build().map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -672,7 +679,12 @@ pub(crate) fn rules(file: &Path, topology: Option<&Path>, reps: usize) -> Result
             .collect();
         median(times)
     };
-    let ids: Vec<String> = all.rules().rules().map(|r| r.id.clone()).collect();
+    let ids: Vec<String> = all
+        .rules()
+        .rules()
+        .map(|r| r.id.clone())
+        .filter(|id| only.is_empty() || only.contains(id))
+        .collect();
     let mut rows: Vec<(String, f64)> = Vec::new();
     for id in ids {
         let one =

@@ -47,6 +47,9 @@ enum Cmd {
         topology: Option<PathBuf>,
         #[arg(long, default_value_t = 3)]
         reps: usize,
+        /// Time only these rules alone (every rule is still timed together).
+        #[arg(long = "rule")]
+        only: Vec<String>,
     },
     /// (used by bench) Batch triage of a queue folder as `advisor batch` does.
     #[command(hide = true)]
@@ -137,7 +140,9 @@ fn main() -> Result<()> {
         },
         Cmd::Bench(args) => bench::bench(&args)?,
         Cmd::Case { file, topology } => bench::case(&file, topology.as_deref(), started)?,
-        Cmd::Rules { file, topology, reps } => bench::rules(&file, topology.as_deref(), reps)?,
+        Cmd::Rules { file, topology, reps, only } => {
+            bench::rules(&file, topology.as_deref(), reps, &only)?;
+        }
         Cmd::BatchCase { queue, jobs, budget_mib } => bench::batch_case(&queue, jobs, budget_mib)?,
         Cmd::Floor { file } => floor::floor(&file, started)?,
     }

@@ -2,6 +2,8 @@
 //! episodes, and expressions whose names are resolved (what the evaluator and `explain`
 //! read).
 
+use std::collections::BTreeMap;
+
 use advisor_model::Metric;
 
 use crate::ast::{self, BinaryOp, Span, UnaryOp};
@@ -41,6 +43,11 @@ pub struct CheckedRule {
     pub doc: RuleDoc,
     /// The tree as parsed.
     pub ast: ast::File,
+    /// Calls written more than once in the rule, the same function of the same arguments
+    /// (`plateau(iops, iops >= busy_floor, min_samples)` three times in one condition): each
+    /// one's span and the number of its class. The evaluator works a class out once per
+    /// subject and element of an `over`.
+    pub repeated: BTreeMap<Span, usize>,
 }
 
 /// A checked `case SEVERITY when EXPR evidence "..." fix "..."`.

@@ -2,13 +2,14 @@
 //! converted once and shared by the group's rules, with the percentiles taken of them;
 //! dropped with the group.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, Weak};
 
 use advisor_model::Metric;
 
 use super::TargetId;
 use super::value::Times;
+use crate::ast::Span;
 use crate::builtins::Builtin;
 use crate::check::{CheckedRule, Ref, TypedExpr, TypedExprKind, TypedPart};
 
@@ -183,6 +184,74 @@ fn walk(e: &TypedExpr, f: &mut dyn FnMut(&TypedExpr)) {
     }
 }
 
+/// [`CheckedRule::repeated`]: the calls of `rule` whose shape (the function and its
+/// arguments, names as resolved) occurs more than once, each span with its class.
+pub(crate) fn repeated_calls(rule: &CheckedRule) -> BTreeMap<Span, usize> {
+    let mut calls: Vec<(Span, String)> = Vec::new();
+    each_expr(rule, &mut |e| {
+        if matches!(e.kind, TypedExprKind::Call(..)) {
+            let mut key = String::new();
+            shape(e, &mut key);
+            calls.push((e.span, key));
+        }
+    });
+    let mut classes: HashMap<&str, (usize, usize)> = HashMap::new();
+    for (_, key) in &calls {
+        let next = classes.len();
+        classes.entry(key).or_insert((next, 0)).1 += 1;
+    }
+    calls
+        .iter()
+        .filter_map(|(span, key)| {
+            classes.get(key.as_str()).filter(|(_, n)| *n > 1).map(|(class, _)| (*span, *class))
+        })
+        .collect()
+}
+
+/// An expression's structure as text: two expressions of one rule with the same shape
+/// have the same value for the same subject and elements (names are resolved: a let is
+/// its index, a metric its owner's depth).
+fn shape(e: &TypedExpr, out: &mut String) {
+    use std::fmt::Write as _;
+    let _ = match &e.kind {
+        TypedExprKind::Number(n) => write!(out, "n{}", n.to_bits()),
+        TypedExprKind::Bool(b) => write!(out, "b{b}"),
+        TypedExprKind::Text(t) => write!(out, "t{t:?}"),
+        TypedExprKind::Cache(c) => write!(out, "c{c:?}"),
+        TypedExprKind::Role(r) => write!(out, "r{r:?}"),
+        TypedExprKind::Ref(r) => write!(out, "{r:?}"),
+        TypedExprKind::Unary(op, x) => {
+            let _ = write!(out, "{op:?}(");
+            shape(x, out);
+            write!(out, ")")
+        }
+        TypedExprKind::Binary(op, a, b) => {
+            let _ = write!(out, "{op:?}(");
+            shape(a, out);
+            out.push(',');
+            shape(b, out);
+            write!(out, ")")
+        }
+        TypedExprKind::Call(b, args) => {
+            let _ = write!(out, "{b:?}(");
+            for a in args {
+                shape(a, out);
+                out.push(',');
+            }
+            write!(out, ")")
+        }
+        TypedExprKind::Aggregate { agg, over, body, filter } => {
+            let _ = write!(out, "{agg:?} {over:?}(");
+            shape(body, out);
+            out.push(';');
+            if let Some(f) = filter {
+                shape(f, out);
+            }
+            write!(out, ")")
+        }
+    };
+}
+
 /// The metrics `rule` reads, of any element: what its group must hold while it runs.
 pub(super) fn rule_metrics(rule: &CheckedRule) -> Vec<Metric> {
     let mut out: Vec<Metric> = Vec::new();
@@ -249,6 +318,46 @@ mod tests {
         drop(a);
         let c = Arc::new(vec![5.0; 10]);
         assert_eq!(cache.percentile(&c, 95.0, Vec::new), Some(5.0));
+    }
+
+    // The same call written twice is one class, whatever the spacing; the same text in
+    // an `over` (another owner) or with another argument is not.
+    #[test]
+    fn repeated_calls_are_classed_by_shape() {
+        let src = "rule t\ntitle \"t\"\nseverity warning\nscope target\n\
+                   param floor = 5 iops \"f\"\n\
+                   let a = p50(plateau(iops, iops >= floor, 3)) + p99(plateau(iops,iops>=floor,3))\n\
+                   let b = p50(plateau(iops, iops >= 6 iops, 3))\n\
+                   when a > b and p99(plateau(iops, iops >= floor, 3)) > 0 iops\n\
+                   evidence \"{p50(iops):.0}\"\nfix \"f\"\n\
+                   doc what \"\"\"w\"\"\"\ndoc why \"\"\"y\"\"\"\ndoc fix \"\"\"f\"\"\"\n";
+        let rule = match crate::compile("t.rule", src) {
+            Ok(r) => r,
+            Err(d) => panic!("{}", d.iter().map(ToString::to_string).collect::<String>()),
+        };
+        let text = |span: &Span| rule.source[span.start..span.end].to_owned();
+        let mut classes: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+        for (span, class) in &rule.repeated {
+            classes.entry(*class).or_default().push(text(span));
+        }
+        let mut got: Vec<Vec<String>> = classes.into_values().collect();
+        got.iter_mut().for_each(|c| c.sort());
+        got.sort();
+        let class = |texts: &[&str]| texts.iter().map(|t| (*t).to_owned()).collect::<Vec<_>>();
+        assert_eq!(
+            got,
+            vec![
+                class(&[
+                    "p99(plateau(iops, iops >= floor, 3))",
+                    "p99(plateau(iops,iops>=floor,3))"
+                ]),
+                class(&[
+                    "plateau(iops, iops >= floor, 3)",
+                    "plateau(iops, iops >= floor, 3)",
+                    "plateau(iops,iops>=floor,3)"
+                ]),
+            ]
+        );
     }
 
     #[test]

@@ -317,6 +317,7 @@ impl Evaluation<'_> {
         let mut passed = 0usize;
         for e in elems {
             self.overs.push(e);
+            self.repeats.push(HashMap::new());
             let keep = match filter.map(|f| self.eval(f)) {
                 None | Some(Ok(Value::Bool(true))) => Ok(true),
                 Some(Ok(_)) => Ok(false),
@@ -331,6 +332,7 @@ impl Evaluation<'_> {
                 Err(m) => Some(Err(m)),
             };
             self.overs.pop();
+            self.repeats.pop();
             match r {
                 None => {}
                 Some(Ok(v)) => vals.push(v),

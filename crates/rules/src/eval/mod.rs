@@ -24,7 +24,7 @@ mod operators;
 mod run;
 mod value;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use advisor_model::{Direction, Episode, EpisodeWindow, Finding, Metric, TargetKind, Unit};
@@ -42,6 +42,7 @@ use crate::check::{
 use crate::types::{
     BenchField, CacheMode, DiskField, Field, PoolField, Role, Severity, TargetField, VmField,
 };
+pub(crate) use cache::repeated_calls;
 use cache::{SeriesCache, StoredSeries};
 pub use run::{Outcome, evaluate, evaluate_rule};
 use value::{Element, Missing, OrMissing, TimeSeries, Value, missing};
@@ -93,6 +94,10 @@ struct Evaluation<'a> {
     let_source: Vec<bool>,
     /// Set when a source percentile was used since the last reset.
     used_source: bool,
+    /// The values of the rule's repeated calls ([`CheckedRule::repeated`]) worked out so
+    /// far, and whether each used a source percentile: one frame for the subject and one
+    /// for each element of the `over`s being evaluated, dropped with it.
+    repeats: Vec<HashMap<usize, (OrMissing<Value>, bool)>>,
 }
 
 impl<'a> Evaluation<'a> {
@@ -112,6 +117,7 @@ impl<'a> Evaluation<'a> {
             lets: vec![None; rule.lets.len()],
             let_source: vec![false; rule.lets.len()],
             used_source: false,
+            repeats: vec![HashMap::new()],
         }
     }
 
@@ -318,8 +324,10 @@ impl<'a> Evaluation<'a> {
         let outer = std::mem::replace(&mut self.used_source, false);
         // A let is evaluated in the rule's scope, outside any `over`.
         let overs = std::mem::take(&mut self.overs);
+        let inner = self.repeats.split_off(1);
         let v = self.eval(&expr);
         self.overs = overs;
+        self.repeats.extend(inner);
         let used = self.used_source;
         self.used_source = outer || used;
         if let Some(slot) = self.let_source.get_mut(i) {
@@ -350,11 +358,34 @@ impl<'a> Evaluation<'a> {
                 }
             }
             TypedExprKind::Binary(op, l, r) => self.binary(*op, l, r, e),
-            TypedExprKind::Call(b, args) => self.call(*b, args, e),
+            TypedExprKind::Call(b, args) => match self.rule.repeated.get(&e.span) {
+                Some(class) => self.repeated(*class, |env| env.call(*b, args, e)),
+                None => self.call(*b, args, e),
+            },
             TypedExprKind::Aggregate { agg, over, body, filter } => {
                 self.aggregate(*agg, *over, body, filter.as_deref())
             }
         }
+    }
+
+    /// A repeated call's value: worked out by `work` the first time in this frame.
+    fn repeated(
+        &mut self,
+        class: usize,
+        work: impl FnOnce(&mut Self) -> OrMissing<Value>,
+    ) -> OrMissing<Value> {
+        if let Some((v, used)) = self.repeats.last().and_then(|f| f.get(&class)) {
+            self.used_source |= *used;
+            return v.clone();
+        }
+        let outer = std::mem::replace(&mut self.used_source, false);
+        let v = work(self);
+        let used = self.used_source;
+        self.used_source = outer || used;
+        if let Some(frame) = self.repeats.last_mut() {
+            frame.insert(class, (v.clone(), used));
+        }
+        v
     }
 
     // ---- references -------------------------------------------------------------------
@@ -555,7 +586,7 @@ impl<'a> Evaluation<'a> {
             Err(points) => Some(points).filter(|(_, vals)| !vals.is_empty()),
         };
         points.map(|(mut times, mut vals)| {
-            if vals.iter().any(|v| !v.is_finite()) {
+            if !advisor_model::all_finite(&vals) {
                 let keep: Vec<bool> = vals.iter().map(|v| v.is_finite()).collect();
                 let mut k = keep.iter();
                 times.retain(|_| k.next().copied().unwrap_or(false));
@@ -614,6 +645,8 @@ fn to_stored_all(u: Unit, values: &mut [f64]) {
     match u {
         Unit::Milliseconds => values.iter_mut().for_each(|v| *v /= 1e3),
         Unit::Percent => values.iter_mut().for_each(|v| *v /= 100.0),
+        // A factor of 1 (x * 1.0 is x, bit for bit): IOPS and queue depths are stored as read.
+        Unit::PerSecond | Unit::PagesPerSecond | Unit::Ios => {}
         u => {
             let f = unit_factor(u);
             values.iter_mut().for_each(|v| *v *= f);

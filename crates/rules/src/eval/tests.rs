@@ -109,6 +109,32 @@ fn series_sum_aligns_by_timestamp() {
     assert_eq!(e, [("E:", "66.7%"), ("F:", "100.0%")]);
 }
 
+// A call written twice is worked out once per element of an `over` (and once for the
+// subject), never taken from another element's or from outside the `over`.
+#[test]
+fn repeated_calls_are_worked_out_per_element() {
+    let (mut c, e) = one_disk();
+    let f = c.facts.add_target("3 F:", TargetKind::Disk);
+    c.facts.disks.push(DiskInfo {
+        limits: disk("F:", Cache::None, Role::Log, Some(5000.0), Some(200.0)),
+        tier: None,
+        temp: false,
+        targets: vec![f],
+    });
+    c.series.set_series(e, Metric::Iops, timed(&[50.0, 60.0, 70.0]));
+    c.series.set_series(f, Metric::Iops, timed(&[500.0, 600.0, 700.0]));
+    let r = rule(
+        "vm",
+        "let mid = count(p50(iops) >= 100 iops and p50(iops) < 1000 iops) over disks
+         let low = count(p50(iops) < 100 iops) over disks
+         when mid == 1 and low == 1 and p50(sum(iops) over disks) > max(p50(iops)) over disks",
+        "{mid:.0} {low:.0} {p50(sum(iops) over disks):.0}",
+    );
+    let o = evaluate_rule(&r, &c.facts, &c.series);
+    assert_eq!(only(&o).evidence, "1 1 660");
+    assert!(r.repeated.len() >= 4, "{:?}", r.repeated);
+}
+
 #[test]
 fn sustained_needs_an_unbroken_run() {
     let (mut c, e) = one_disk();

@@ -158,7 +158,7 @@ impl<T: Copy> TimeSeries<T> {
 impl TimeSeries<f64> {
     /// Drops points that are not finite (a division by zero at one sample).
     pub(crate) fn finite(self) -> TimeSeries<f64> {
-        if self.vals.iter().all(|v| v.is_finite()) {
+        if advisor_model::all_finite(&self.vals) {
             return self;
         }
         let (times, vals): (Vec<Option<i64>>, Vec<f64>) = self
@@ -210,7 +210,7 @@ pub(crate) fn percentile(values: &[f64], p: f64) -> Option<f64> {
 pub(crate) fn percentiles(values: &[f64], ps: &[f64]) -> Vec<Option<f64>> {
     // A straight copy to select in; filtered only when something is not finite.
     let mut v: Vec<f64> = values.to_vec();
-    if v.iter().any(|x| !x.is_finite()) {
+    if !advisor_model::all_finite(&v) {
         v.retain(|x| x.is_finite());
     }
     advisor_model::nearest_ranks(&mut v, ps)
