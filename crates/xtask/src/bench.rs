@@ -654,7 +654,7 @@ pub(crate) fn case(file: &Path, topology: Option<&Path>, started: Instant) -> Re
 /// `xtask rules FILE [--topology T]`: reads the capture once, then times the rules' phase
 /// of the analysis for each rule alone (a session with `only` that rule) and for all of
 /// them, the median of `reps` rounds each; prints a table, slowest first. `only`: time
-/// just these rules alone. Under `taskset -c 0` the rules run on one thread, so each time
+/// just these rules alone, and together. Under `taskset -c 0` the rules run on one thread, so each time
 /// is CPU time (this machine's wall times move by a quarter between runs).
 pub(crate) fn rules(
     file: &Path,
@@ -692,6 +692,13 @@ pub(crate) fn rules(
         rows.push((id, timed(&one)));
     }
     let together = timed(&all);
+    // The chosen rules together (all the `vm` rules, say: one group).
+    let chosen = if only.is_empty() {
+        None
+    } else {
+        let some = Session::builder().only(only.iter().cloned()).build();
+        Some(timed(&some.map_err(|e| anyhow::anyhow!("{e}"))?))
+    };
     rows.sort_by(|a, b| b.1.total_cmp(&a.1));
     let alone: f64 = rows.iter().map(|r| r.1).sum();
     println!("| rule | alone s | share of the sum |");
@@ -700,6 +707,9 @@ pub(crate) fn rules(
         println!("| {id} | {s:.4} | {:.1}% |", 100.0 * s / alone);
     }
     println!("| every rule alone, summed | {alone:.4} | |");
+    if let Some(t) = chosen {
+        println!("| the rules chosen, together | {t:.4} | |");
+    }
     println!("| every rule together | {together:.4} | |");
     Ok(())
 }
