@@ -22,6 +22,7 @@ pub(crate) const TOP_BAND: f64 = 0.5;
 pub(crate) const MAX_MATCHES: usize = 5;
 
 /// What `plateau` finds among the samples where `busy` holds.
+#[cfg(test)]
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Band {
     /// The positions (into the input) of the samples in the top band, in input order.
@@ -34,28 +35,42 @@ pub(crate) enum Band {
 /// [`TOP_BAND`] x the busy samples' 99th percentile (nearest rank). Needs at least
 /// `min_busy` busy samples; none busy is an empty band (an idle target holds no ceiling).
 /// The band is chosen by value alone, so the order of the samples does not change it.
+/// As positions, for the tests: `plateau` builds the band's series in one pass from
+/// [`band_floor`] and [`in_band`].
+#[cfg(test)]
 pub(crate) fn plateau_band(vals: &[f64], busy: &[bool], min_busy: usize) -> Band {
+    match band_floor(vals, busy, min_busy) {
+        Err(n) => Band::TooFew(n),
+        Ok(None) => Band::Samples(Vec::new()),
+        Ok(Some(floor)) => Band::Samples(
+            vals.iter()
+                .zip(busy)
+                .enumerate()
+                .filter(|(_, (v, b))| in_band(**v, **b, floor))
+                .map(|(i, _)| i)
+                .collect(),
+        ),
+    }
+}
+
+/// Where [`plateau_band`]'s band starts: `Ok(None)` when no sample is busy (an empty
+/// band), `Err(n)` with fewer than `min_busy` busy samples (`n` of them).
+fn band_floor(vals: &[f64], busy: &[bool], min_busy: usize) -> Result<Option<f64>, usize> {
     let mut busy_vals: Vec<f64> =
         vals.iter().zip(busy).filter(|(v, b)| **b && v.is_finite()).map(|(v, _)| *v).collect();
     if busy_vals.is_empty() {
-        return Band::Samples(Vec::new());
+        return Ok(None);
     }
     if busy_vals.len() < min_busy {
-        return Band::TooFew(busy_vals.len());
+        return Err(busy_vals.len());
     }
     // Finite already: selected in place (the value `percentile` gives).
-    let Some(p99) = advisor_model::nearest_ranks(&mut busy_vals, &[99.0])[0] else {
-        return Band::Samples(Vec::new());
-    };
-    let floor = p99 * TOP_BAND;
-    Band::Samples(
-        vals.iter()
-            .zip(busy)
-            .enumerate()
-            .filter(|(_, (v, b))| **b && v.is_finite() && **v >= floor)
-            .map(|(i, _)| i)
-            .collect(),
-    )
+    Ok(advisor_model::nearest_ranks(&mut busy_vals, &[99.0])[0].map(|p99| p99 * TOP_BAND))
+}
+
+/// Whether a sample is in the band that starts at `floor`.
+fn in_band(v: f64, busy: bool, floor: f64) -> bool {
+    busy && v.is_finite() && v >= floor
 }
 
 /// Which catalog figure a ceiling is compared with.
@@ -266,8 +281,8 @@ impl Evaluation<'_> {
                 }
                 let (times, vals, flags) = flagged(x, busy);
                 let min = min.max(0.0).round() as usize;
-                match plateau_band(&vals, &flags, min) {
-                    Band::TooFew(n) => {
+                match band_floor(&vals, &flags, min) {
+                    Err(n) => {
                         let secs = x.interval_s().map(|iv| format!(" ({:.0} s)", n as f64 * iv));
                         missing(format!(
                             "only {n} busy samples{} of `{}` where `{}`; {min} are needed to tell a held ceiling from a passing peak: capture longer while the workload runs",
@@ -276,11 +291,25 @@ impl Evaluation<'_> {
                             arg(1)
                         ))
                     }
-                    Band::Samples(idx) => Ok(Value::Nums(TimeSeries {
-                        times: Arc::new(idx.iter().map(|i| times[*i]).collect()),
-                        vals: Arc::new(idx.iter().map(|i| vals[*i]).collect()),
-                        interval: x.interval_s(),
-                    })),
+                    Ok(floor) => {
+                        // The band's samples in one pass (plateau_band's, without the
+                        // positions in between).
+                        let (mut t, mut v) = (Vec::new(), Vec::new());
+                        if let Some(floor) = floor {
+                            for ((time, val), b) in times.iter().zip(vals.iter()).zip(flags.iter())
+                            {
+                                if in_band(*val, *b, floor) {
+                                    t.push(*time);
+                                    v.push(*val);
+                                }
+                            }
+                        }
+                        Ok(Value::Nums(TimeSeries {
+                            times: Arc::new(t),
+                            vals: Arc::new(v),
+                            interval: x.interval_s(),
+                        }))
+                    }
                 }
             }
             (
