@@ -69,13 +69,8 @@ fn one_disk() -> (Inputs, TargetId) {
     (c, t)
 }
 
-fn only(o: &Outcome) -> &Finding {
-    assert_eq!(o.findings.len(), 1, "{o:#?}");
-    &o.findings[0]
-}
-
-#[test]
-fn series_sum_aligns_by_timestamp() {
+/// [`one_disk`] and an uncached P30 log disk `F:` matched to target `3 F:`.
+fn two_disks() -> (Inputs, TargetId, TargetId) {
     let (mut c, e) = one_disk();
     let f = c.facts.add_target("3 F:", TargetKind::Disk);
     c.facts.disks.push(DiskInfo {
@@ -84,6 +79,17 @@ fn series_sum_aligns_by_timestamp() {
         temp: false,
         targets: vec![f],
     });
+    (c, e, f)
+}
+
+fn only(o: &Outcome) -> &Finding {
+    assert_eq!(o.findings.len(), 1, "{o:#?}");
+    &o.findings[0]
+}
+
+#[test]
+fn series_sum_aligns_by_timestamp() {
+    let (mut c, e, f) = two_disks();
     c.series.set_series(
         e,
         Metric::Iops,
@@ -113,14 +119,7 @@ fn series_sum_aligns_by_timestamp() {
 // subject), never taken from another element's or from outside the `over`.
 #[test]
 fn repeated_calls_are_worked_out_per_element() {
-    let (mut c, e) = one_disk();
-    let f = c.facts.add_target("3 F:", TargetKind::Disk);
-    c.facts.disks.push(DiskInfo {
-        limits: disk("F:", Cache::None, Role::Log, Some(5000.0), Some(200.0)),
-        tier: None,
-        temp: false,
-        targets: vec![f],
-    });
+    let (mut c, e, f) = two_disks();
     c.series.set_series(e, Metric::Iops, timed(&[50.0, 60.0, 70.0]));
     c.series.set_series(f, Metric::Iops, timed(&[500.0, 600.0, 700.0]));
     let r = rule(
