@@ -253,60 +253,117 @@ impl Lines {
     /// `text`, with their line numbers; each run carries `continues` when it goes on from
     /// the previous piece's last run.
     pub fn scan(&mut self, text: &str, from: usize, shape: Shape) -> Vec<Segment> {
-        let bytes = text.as_bytes();
-        let to = bytes.len();
-        let from = from.min(to);
+        let to = text.len();
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(16);
-        let parts: Vec<Part> = if to - from > PARALLEL_BYTES && threads > 1 {
-            let ranges = split_lines(bytes, from, to, threads);
-            std::thread::scope(|s| {
-                let handles: Vec<_> = ranges
-                    .iter()
-                    .map(|&(a, b)| s.spawn(move || scan_part(bytes, a, b, shape)))
-                    .collect();
-                handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
-            })
-        } else {
-            vec![scan_part(bytes, from, to, shape)]
-        };
+        let parts = if to.saturating_sub(from) > PARALLEL_BYTES { threads } else { 1 };
         let mut segments: Vec<Segment> = Vec::new();
-        let mut line0 = self.next_line;
-        for part in parts {
-            for mut seg in part.segments {
-                seg.first_line += line0;
-                if let Some(prev) = segments.last_mut()
-                    && prev.end == seg.start
-                {
-                    // A run cut between two threads' parts.
+        for seg in self.scan_parts(text, from, shape, parts).into_iter().flatten() {
+            match segments.last_mut() {
+                // A run cut between two parts.
+                Some(prev) if seg.continues => {
                     prev.end = seg.end;
                     prev.rows += seg.rows;
-                    if let Some(run) = self.runs.last_mut() {
-                        run.1 += seg.rows;
-                    }
-                    continue;
                 }
-                // A run at the very start of this piece goes on from the previous piece's
-                // last run when that one reached the end of its piece.
-                let continues = segments.is_empty() && self.open_run && seg.start == from;
+                _ => segments.push(seg),
+            }
+        }
+        segments
+    }
+
+    /// [`Lines::scan`] on `parts` threads, each over about as many bytes of whole lines,
+    /// returning each part's runs (in order) without joining a run cut between two parts:
+    /// the part after the cut has it as its first run, marked `continues`, as a run cut by
+    /// the end of the previous piece is. The lines and rows of each part are what a parser
+    /// working on that part needs, so the parts can be parsed on as many threads.
+    pub fn scan_parts(
+        &mut self,
+        text: &str,
+        from: usize,
+        shape: Shape,
+        parts: usize,
+    ) -> Vec<Vec<Segment>> {
+        self.scan_parts_in(text.as_bytes(), from, shape, parts, false).unwrap_or_default()
+    }
+
+    /// [`Lines::scan_parts`] over bytes not yet known to be text: each part checks that
+    /// its bytes are UTF-8 on its own thread (parts are cut just after a line break, so a
+    /// character is never split between two). `None`, with nothing learned, when they are
+    /// not.
+    pub fn scan_utf8_parts(
+        &mut self,
+        bytes: &[u8],
+        from: usize,
+        shape: Shape,
+        parts: usize,
+    ) -> Option<Vec<Vec<Segment>>> {
+        let from = from.min(bytes.len());
+        if simdutf8::basic::from_utf8(&bytes[..from]).is_err() {
+            return None;
+        }
+        self.scan_parts_in(bytes, from, shape, parts, true)
+    }
+
+    fn scan_parts_in(
+        &mut self,
+        bytes: &[u8],
+        from: usize,
+        shape: Shape,
+        parts: usize,
+        check_utf8: bool,
+    ) -> Option<Vec<Vec<Segment>>> {
+        let to = bytes.len();
+        let from = from.min(to);
+        let one = move |a: usize, b: usize| {
+            let text = !check_utf8 || simdutf8::basic::from_utf8(&bytes[a..b]).is_ok();
+            text.then(|| scan_part(bytes, a, b, shape))
+        };
+        let scanned: Vec<(usize, usize, Option<Part>)> = if parts > 1 && to > from {
+            let ranges = split_lines(bytes, from, to, parts);
+            std::thread::scope(|s| {
+                let handles: Vec<_> =
+                    ranges.iter().map(|&(a, b)| (a, b, s.spawn(move || one(a, b)))).collect();
+                handles
+                    .into_iter()
+                    .map(|(a, b, h)| (a, b, h.join().unwrap_or_else(|_| Some(Part::default()))))
+                    .collect()
+            })
+        } else {
+            vec![(from, to, one(from, to))]
+        };
+        let scanned: Vec<(usize, usize, Part)> =
+            scanned.into_iter().map(|(a, b, p)| p.map(|p| (a, b, p))).collect::<Option<_>>()?;
+        let mut out: Vec<Vec<Segment>> = Vec::with_capacity(scanned.len());
+        let mut line0 = self.next_line;
+        // Whether the text just before the part to come ended inside a run of good lines.
+        let mut open = self.open_run;
+        for (start, end, part) in scanned {
+            let mut mine: Vec<Segment> = Vec::with_capacity(part.segments.len());
+            for mut seg in part.segments {
+                seg.first_line += line0;
+                let continues = mine.is_empty() && open && seg.start == start;
                 match self.runs.last_mut() {
                     Some(run) if continues => run.1 += seg.rows,
                     _ => self.runs.push((seg.first_line, seg.rows)),
                 }
                 seg.continues = continues;
-                segments.push(seg);
+                mine.push(seg);
             }
+            // A run reaching the part's end is open for the next part; a part without runs
+            // closes any run before it.
+            open = mine.last().is_some_and(|s| s.end == end);
             self.time_ms.extend(part.times);
             self.bad.extend(part.bad.into_iter().map(|(l, b)| (l + line0, b)));
             if let Some(l) = part.last_non_blank {
                 self.last_non_blank = Some(l + line0);
             }
             line0 += part.lines;
+            out.push(mine);
         }
         self.next_line = line0;
         if to > from {
-            self.open_run = segments.last().is_some_and(|s| s.end == to);
+            self.open_run = open;
         }
-        segments
+        Some(out)
     }
 
     /// Sample times so far, one per good line.
@@ -465,5 +522,84 @@ mod tests {
         assert_eq!(s.segments[1].first_line, 123_457 + 3);
         assert_eq!(s.segments.iter().map(|g| g.rows).sum::<usize>(), s.time_ms.len());
         assert_eq!(meta.warnings[0].location, Some(Location::line(123_457 + 2, 1)));
+    }
+
+    #[test]
+    fn parts_hold_their_own_runs_and_join_into_the_scan() {
+        // Good lines with a blank line, a broken line and a bad time among them, scanned
+        // as two pieces (the cut inside a run), each on 1 to 5 parts.
+        let good = |i: usize| {
+            format!("\"01/02/2024 10:{:02}:{:02}.000\",\"{i}\",\"2\"\r\n", i / 60, i % 60)
+        };
+        let mut text = String::new();
+        for i in 0..400 {
+            match i {
+                57 => text.push_str("\r\n"),
+                130 => text.push_str("\"01/02/2024 10:00:00.000\",\"1\"\r\n"),
+                131 => text.push_str("\"x\",\"1\",\"2\"\r\n"),
+                _ => text.push_str(&good(i)),
+            }
+        }
+        let cut = text[..text.len() / 2].rfind('\n').map_or(0, |i| i + 1);
+        let (first, second) = text.split_at(cut);
+        let mut serial = Lines::new(2);
+        let whole: Vec<Vec<Segment>> =
+            [first, second].iter().map(|t| serial.scan(t, 0, SHAPE)).collect();
+        for n in 1..=5 {
+            let mut lines = Lines::new(2);
+            for (piece, expect) in [first, second].iter().zip(&whole) {
+                let parts = lines.scan_parts(piece, 0, SHAPE, n);
+                assert!(parts.len() <= n, "{n} parts");
+                let mut joined: Vec<Segment> = Vec::new();
+                for part in &parts {
+                    for seg in part {
+                        // A part's rows are the lines of its runs.
+                        assert_eq!(piece[seg.start..seg.end].matches('\n').count(), seg.rows);
+                        match joined.last_mut() {
+                            Some(prev) if seg.continues => {
+                                assert_eq!(prev.end, seg.start);
+                                prev.end = seg.end;
+                                prev.rows += seg.rows;
+                            }
+                            _ => joined.push(*seg),
+                        }
+                    }
+                }
+                assert_eq!(&joined, expect, "{n} parts");
+            }
+            assert_eq!((lines.times(), &lines.runs), (serial.times(), &serial.runs), "{n} parts");
+            assert_eq!(lines.bad, serial.bad, "{n} parts");
+        }
+        // The second piece's first run goes on from the first piece's last.
+        assert!(whole[1][0].continues);
+    }
+
+    #[test]
+    fn parts_check_their_bytes_are_text() {
+        // Lines with two-byte characters (a cell that is not a number) throughout.
+        let mut text = String::new();
+        for i in 0..300 {
+            text.push_str(&format!(
+                "\"01/02/2024 10:{:02}:{:02}.000\",\"é{i}\",\"2\"\n",
+                i / 60,
+                i % 60
+            ));
+        }
+        let bytes = text.as_bytes();
+        for n in 1..=4 {
+            let mut checked = Lines::new(2);
+            let parts = checked.scan_utf8_parts(bytes, 0, SHAPE, n);
+            let mut plain = Lines::new(2);
+            assert_eq!(parts, Some(plain.scan_parts(&text, 0, SHAPE, n)), "{n} parts");
+            // One broken character anywhere: the first line, the middle, the last line.
+            for at in [40, bytes.len() / 2, bytes.len() - 8] {
+                let mut broken = bytes.to_vec();
+                broken[at] = 0xC3;
+                broken[at + 1] = b'(';
+                let mut lines = Lines::new(2);
+                assert_eq!(lines.scan_utf8_parts(&broken, 0, SHAPE, n), None, "{n} parts, at {at}");
+                assert!(lines.times().is_empty(), "nothing learned from bytes that are not text");
+            }
+        }
     }
 }

@@ -17,7 +17,7 @@ mod values;
 use std::sync::Arc;
 
 use advisor_ingest::IngestError;
-use advisor_ingest::perfmon::scan::Lines;
+use advisor_ingest::perfmon::scan::{Lines, Segment};
 use advisor_ingest::perfmon::{Convert, Header, PlannedColumn};
 use advisor_model::{CaptureMeta, Location, Metric, Unit};
 use polars::prelude::*;
@@ -86,23 +86,51 @@ impl Body {
     /// Takes `text[from..]`: whole lines (the last piece of a file may end without a line
     /// break).
     pub(crate) fn feed(&mut self, text: &str, from: usize) -> Result<(), IngestError> {
-        let segments = self.lines.scan(text, from, self.header.shape);
-        let mut ranges: Vec<Range> = Vec::with_capacity(segments.len());
-        for seg in &segments {
-            if !seg.continues {
-                self.run += 1;
-            }
-            ranges.push(Range { start: seg.start, end: seg.end, run: self.run });
-        }
-        let bytes = text.as_bytes();
-        let good: usize = ranges.iter().map(|r| r.end - r.start).sum();
-        let shares = if good > self.parallel_bytes && self.threads > 1 {
-            split(bytes, &ranges, self.threads)
-        } else {
-            vec![ranges]
+        let parts = self.parts(text.len().saturating_sub(from));
+        let scanned = self.lines.scan_parts(text, from, self.header.shape, parts);
+        self.parse_parts(text.as_bytes(), scanned)
+    }
+
+    /// [`Body::feed`] for bytes not yet known to be UTF-8 (each thread of the scan checks
+    /// its part): `Ok(false)`, with nothing taken, when they are not.
+    pub(crate) fn feed_utf8(&mut self, bytes: &[u8]) -> Result<bool, IngestError> {
+        let parts = self.parts(bytes.len());
+        let Some(scanned) = self.lines.scan_utf8_parts(bytes, 0, self.header.shape, parts) else {
+            return Ok(false);
         };
-        let share_rows: Vec<usize> =
-            shares.iter().map(|s| s.iter().map(|r| values::count_lines(bytes, r)).sum()).collect();
+        self.parse_parts(bytes, scanned)?;
+        Ok(true)
+    }
+
+    /// How many parts to scan and parse `len` bytes of lines in.
+    fn parts(&self, len: usize) -> usize {
+        if len > self.parallel_bytes && self.threads > 1 { self.threads } else { 1 }
+    }
+
+    /// Parses the runs of good lines the scan found, each part of them on its own thread
+    /// (the scan's parts are the parse's shares: each part's lines were counted as they
+    /// were scanned).
+    fn parse_parts(&mut self, bytes: &[u8], scanned: Vec<Vec<Segment>>) -> Result<(), IngestError> {
+        let parts = scanned.len();
+        let mut shares: Vec<Vec<Range>> = Vec::with_capacity(parts);
+        let mut share_rows: Vec<usize> = Vec::with_capacity(parts);
+        let mut good = 0usize;
+        for part in scanned {
+            let mut ranges: Vec<Range> = Vec::with_capacity(part.len());
+            let mut rows = 0usize;
+            for seg in &part {
+                if !seg.continues {
+                    self.run += 1;
+                }
+                ranges.push(Range { start: seg.start, end: seg.end, run: self.run });
+                rows += seg.rows;
+                good += seg.end - seg.start;
+            }
+            if rows > 0 {
+                shares.push(ranges);
+                share_rows.push(rows);
+            }
+        }
         let rows: usize = share_rows.iter().sum();
         if rows == 0 {
             return Ok(());
@@ -242,40 +270,6 @@ fn column(csv_index: usize, mut v: Vec<f64>) -> Float64Chunked {
         }
     }
     Float64Chunked::from_vec_validity(name, v, Some(validity))
-}
-
-/// Splits the good lines of a piece into `n` shares of about the same bytes, cutting a run
-/// at a line break.
-fn split(text: &[u8], ranges: &[Range], n: usize) -> Vec<Vec<Range>> {
-    let total: usize = ranges.iter().map(|r| r.end - r.start).sum();
-    let target = total / n.max(1) + 1;
-    let mut shares: Vec<Vec<Range>> = vec![Vec::new()];
-    let mut filled = 0usize;
-    for r in ranges {
-        let mut start = r.start;
-        while start < r.end {
-            let room = target.saturating_sub(filled);
-            let last = shares.len() >= n;
-            let Some(share) = shares.last_mut() else { break };
-            if last || r.end - start <= room {
-                share.push(Range { start, ..*r });
-                filled += r.end - start;
-                break;
-            }
-            // Cut after the first line break at or after `room` bytes.
-            let guess = start + room;
-            let cut = text
-                .get(guess..r.end)
-                .and_then(|t| t.iter().position(|&b| b == b'\n'))
-                .map_or(r.end, |i| guess + i + 1);
-            share.push(Range { start, end: cut, run: r.run });
-            start = cut;
-            shares.push(Vec::new());
-            filled = 0;
-        }
-    }
-    shares.retain(|s| !s.is_empty());
-    shares
 }
 
 /// Parses the data lines of a PerfMon CSV held in memory.
@@ -582,23 +576,6 @@ mod tests {
                 (values.clone(), times.clone(), warnings.clone()),
                 "{piece} bytes on {threads} threads"
             );
-        }
-    }
-
-    #[test]
-    fn shares_cut_runs_at_line_breaks() {
-        let text = capture(200);
-        let ranges = [Range { start: 0, end: text.len(), run: 1 }];
-        for n in 1..5 {
-            let shares = split(text.as_bytes(), &ranges, n);
-            assert!(shares.len() <= n);
-            let flat: Vec<Range> = shares.into_iter().flatten().collect();
-            assert_eq!(flat.first().map(|r| r.start), Some(0));
-            assert_eq!(flat.last().map(|r| r.end), Some(text.len()));
-            for w in flat.windows(2) {
-                assert_eq!(w[0].end, w[1].start);
-                assert_eq!(text.as_bytes()[w[0].end - 1], b'\n');
-            }
         }
     }
 }

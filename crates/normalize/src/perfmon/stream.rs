@@ -181,8 +181,9 @@ impl Text {
         }
         let rest = &bytes[start..];
         let cut = if last { rest.len() } else { memchr::memrchr(b'\n', rest).map_or(0, |i| i + 1) };
-        let Ok(lines) = simdutf8::basic::from_utf8(&rest[..cut]) else { return Ok(false) };
-        body.feed(lines, 0)?;
+        if !body.feed_utf8(&rest[..cut])? {
+            return Ok(false);
+        }
         self.carry.extend_from_slice(&rest[cut..]);
         Ok(true)
     }

@@ -73,13 +73,6 @@ pub(crate) fn is_missing(v: f64) -> bool {
     v.to_bits() == MISSING.to_bits()
 }
 
-/// Lines in `text[r.start..r.end]` (whole lines; the last may lack its line break).
-pub(crate) fn count_lines(text: &[u8], r: &Range) -> usize {
-    let bytes = text.get(r.start..r.end).unwrap_or_default();
-    let breaks = memchr::memchr_iter(b'\n', bytes).count();
-    breaks + usize::from(bytes.last().is_some_and(|&b| b != b'\n'))
-}
-
 /// What parsing some lines found besides their values.
 pub(crate) struct Found {
     pub(crate) rows: usize,
@@ -360,7 +353,6 @@ mod tests {
             Range { start: 0, end: second, run: 1 },
             Range { start: second, end: text.len(), run: 2 },
         ];
-        assert_eq!(ranges.iter().map(|r| count_lines(text.as_bytes(), r)).sum::<usize>(), 3);
         // Whatever the columns held before: the parser writes every element.
         let (mut a, mut b) = (vec![42.0; 3], vec![42.0; 3]);
         let found = parse(text.as_bytes(), &ranges, &layout, &mut [&mut a[..], &mut b[..]]);
