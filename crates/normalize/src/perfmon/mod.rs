@@ -250,7 +250,14 @@ impl Body {
                 header.map(Location::column),
             );
         }
-        let values = layout.columns.iter().zip(values).map(|(c, v)| column(*c, v)).collect();
+        // Each column made a polars column (its missing cells a validity mask) on
+        // whichever core is free; each buffer is taken once, by the thread that converts it.
+        let jobs: Vec<std::sync::Mutex<Option<Vec<f64>>>> =
+            values.into_iter().map(|v| std::sync::Mutex::new(Some(v))).collect();
+        let values = advisor_model::par::map_indexed(jobs.len(), 8, |i| {
+            let v = jobs[i].lock().ok().and_then(|mut j| j.take()).unwrap_or_default();
+            column(layout.columns.get(i).copied().unwrap_or(i), v)
+        });
         Ok(Parsed { meta, values, layout, columns, time_ms })
     }
 }
