@@ -199,25 +199,27 @@ fn runs(df: &DataFrame, targets: usize) -> Option<Vec<(usize, usize)>> {
     if t.null_count() > 0 {
         return None;
     }
-    // Straight from the buffers: the loop below runs once per row of the frame.
-    let mut target_ids: Vec<u32> = Vec::with_capacity(t.len());
-    for a in t.downcast_iter() {
-        target_ids.extend_from_slice(a.values());
-    }
-    let times: Vec<Option<i64>> = if time.null_count() == 0 {
-        let mut v = Vec::with_capacity(time.len());
-        for a in time.downcast_iter() {
-            v.extend(a.values().iter().map(|x| Some(*x)));
-        }
-        v
+    // Straight from the buffers, without a copy: the walk runs once per row of the frame.
+    let ids = t.downcast_iter().flat_map(|a| a.values().iter().copied());
+    if time.null_count() == 0 {
+        let times = time.downcast_iter().flat_map(|a| a.values().iter().map(|&x| Some(x)));
+        walk_runs(ids, times, targets)
     } else {
-        time.iter().collect()
-    };
+        walk_runs(ids, time.iter(), targets)
+    }
+}
+
+/// [`runs`] from each row's target and time, in frame order.
+fn walk_runs(
+    ids: impl Iterator<Item = u32>,
+    times: impl Iterator<Item = Option<i64>>,
+    targets: usize,
+) -> Option<Vec<(usize, usize)>> {
     let mut ranges = vec![(0usize, 0usize); targets];
     let mut seen = vec![false; targets];
     let mut current: Option<u32> = None;
     let mut last: Option<Option<i64>> = None;
-    for (row, (&ti, &tm)) in target_ids.iter().zip(times.iter()).enumerate() {
+    for (row, (ti, tm)) in ids.zip(times).enumerate() {
         if current != Some(ti) {
             let slot = seen.get_mut(ti as usize)?;
             if *slot {
