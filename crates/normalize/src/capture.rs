@@ -130,6 +130,9 @@ impl Capture {
 
     /// First and last sample time (wall clock, ms since the epoch, no zone applied).
     pub fn time_range(&self) -> Option<(i64, i64)> {
+        if let Some(range) = self.index.as_ref().and_then(|i| i.time_range(&self.frame)) {
+            return Some(range);
+        }
         let c = self.frame.column(TIME).ok()?;
         let ms = c.as_materialized_series().to_physical_repr();
         let ms = ms.i64().ok()?;

@@ -150,13 +150,18 @@ impl TargetRows {
             return None;
         }
         let longest = self.parts.iter().filter_map(|p| p.time.as_ref()).max_by_key(|t| t.len())?;
-        let base: Vec<i64> = longest.iter().flatten().collect();
+        let base = present_times(longest);
         if base.is_empty() {
             return None;
         }
         for t in self.parts.iter().filter_map(|p| p.time.as_ref()) {
+            let times = present_times(t);
+            // The usual case, a target on every line: the same times, compared at once.
+            if times.len() == base.len() && times == base {
+                continue;
+            }
             let mut j = 0usize;
-            for x in t.iter().flatten() {
+            for &x in times.iter() {
                 while base.get(j).is_some_and(|b| *b < x) {
                     j += 1;
                 }
@@ -166,6 +171,20 @@ impl TargetRows {
             }
         }
         Some(1 + base.windows(2).filter(|w| w[0] != w[1]).count())
+    }
+
+    /// The first and last time stamp of any target (each part is in time order, a missing
+    /// time first), without a pass over the frame's time column; `None` when the parts do
+    /// not fit `df` or no time is known.
+    pub(crate) fn time_range(&self, df: &DataFrame) -> Option<(i64, i64)> {
+        if df.height() != self.height {
+            return None;
+        }
+        let ends = self.parts.iter().filter_map(|p| p.time.as_ref()).filter_map(|t| {
+            let first = t.first_non_null().and_then(|i| t.get(i))?;
+            Some((first, t.get(t.len().checked_sub(1)?)?))
+        });
+        ends.reduce(|(lo, hi), (a, b)| (lo.min(a), hi.max(b)))
     }
 
     /// The metrics some target has a value of, in canonical order; `None` when the parts
@@ -189,6 +208,17 @@ impl TargetRows {
         }
         self.parts.get(target as usize)
     }
+}
+
+/// The times a part has (a missing one dropped), borrowed from its one buffer when it
+/// has one and no time is missing.
+fn present_times(t: &Int64Chunked) -> Cow<'_, [i64]> {
+    if t.null_count() == 0
+        && let Ok(values) = t.cont_slice()
+    {
+        return Cow::Borrowed(values);
+    }
+    Cow::Owned(t.iter().flatten().collect())
 }
 
 /// Per target: (first row, rows), when each target's rows are one run in time order.

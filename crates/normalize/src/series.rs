@@ -336,6 +336,37 @@ mod tests {
             let plain = Capture { index: None, ..c.clone() };
             let want = 3 + usize::from(extra.is_some());
             assert_eq!((c.samples(), plain.samples()), (want, want));
+            // The first and last time from the parts' ends, as from the whole column
+            // (sdb's missing time first, its last time past sda's when there is one).
+            assert!(c.index.is_some());
+            let last = extra.map_or(3000, i64::from);
+            assert_eq!(
+                (c.time_range(), plain.time_range()),
+                (Some((1000, last)), Some((1000, last)))
+            );
         }
+    }
+
+    #[test]
+    fn samples_of_targets_on_every_line_and_a_part_without_time() {
+        let mut meta = advisor_model::CaptureMeta::new(advisor_ingest::iostat::TEXT);
+        for name in ["sda", "sdb", "sdc"] {
+            meta.target_index(name, TargetKind::Device, None);
+        }
+        let mut t = Table::default();
+        for target in 0..2 {
+            for ms in [500, 1500, 2500, 2500] {
+                t.push_row(target, Some(ms), &[(Metric::Iops, 1.0)]);
+            }
+        }
+        t.push_row(2, None, &[(Metric::Iops, 1.0)]);
+        let frame = crate::frame::from_table(&t).unwrap_or_else(|_| unreachable!());
+        let (frame, index) =
+            crate::build::stacked(frame, 3, false).unwrap_or_else(|_| unreachable!());
+        let c = Capture { file: "x".into(), meta, frame, since_boot: None, index };
+        let plain = Capture { index: None, ..c.clone() };
+        assert!(c.index.is_some());
+        assert_eq!((c.samples(), plain.samples()), (3, 3));
+        assert_eq!((c.time_range(), plain.time_range()), (Some((500, 2500)), Some((500, 2500))));
     }
 }
