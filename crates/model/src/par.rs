@@ -42,9 +42,27 @@ pub fn map_indexed<T: Send>(n: usize, max_threads: usize, f: impl Fn(usize) -> T
     made.into_iter().map(|(_, t)| t).collect()
 }
 
+/// [`map_indexed`] over owned items: `f(i, item)` for each, every item handed to the one
+/// thread that takes its index (a buffer converted in place, not copied). Results in
+/// index order.
+pub fn map_owned<I: Send, T: Send>(
+    items: Vec<I>,
+    max_threads: usize,
+    f: impl Fn(usize, I) -> T + Sync,
+) -> Vec<T> {
+    let slots: Vec<std::sync::Mutex<Option<I>>> =
+        items.into_iter().map(|x| std::sync::Mutex::new(Some(x))).collect();
+    let made = map_indexed(slots.len(), max_threads, |i| {
+        // Each index is taken once, so its slot is always full and never contended.
+        let item = slots[i].lock().ok().and_then(|mut slot| slot.take());
+        item.map(|x| f(i, x))
+    });
+    made.into_iter().flatten().collect()
+}
+
 #[cfg(test)]
 mod tests {
-    use super::map_indexed;
+    use super::{map_indexed, map_owned};
 
     #[test]
     fn results_come_in_index_order() {
@@ -57,5 +75,18 @@ mod tests {
         assert!(got.iter().enumerate().all(|(k, (i, _))| k == *i));
         assert_eq!(map_indexed(0, 8, |i| i), Vec::<usize>::new());
         assert_eq!(map_indexed(3, 1, |i| i * 2), vec![0, 2, 4]);
+    }
+
+    #[test]
+    fn owned_items_are_each_handed_over_once_in_order() {
+        let items: Vec<Vec<u64>> = (0..50u64).map(|i| vec![i; (50 - i as usize) * 100]).collect();
+        let got = map_owned(items, 8, |i, mut v| {
+            v.iter_mut().for_each(|x| *x += 1);
+            (i, v.len(), v.first().copied())
+        });
+        assert_eq!(got.len(), 50);
+        for (k, (i, len, first)) in got.into_iter().enumerate() {
+            assert_eq!((i, len, first), (k, (50 - k) * 100, Some(k as u64 + 1)));
+        }
     }
 }

@@ -251,11 +251,8 @@ impl Body {
             );
         }
         // Each column made a polars column (its missing cells a validity mask) on
-        // whichever core is free; each buffer is taken once, by the thread that converts it.
-        let jobs: Vec<std::sync::Mutex<Option<Vec<f64>>>> =
-            values.into_iter().map(|v| std::sync::Mutex::new(Some(v))).collect();
-        let values = advisor_model::par::map_indexed(jobs.len(), 8, |i| {
-            let v = jobs[i].lock().ok().and_then(|mut j| j.take()).unwrap_or_default();
+        // whichever core is free.
+        let values = advisor_model::par::map_owned(values, 8, |i, v| {
             column(layout.columns.get(i).copied().unwrap_or(i), v)
         });
         Ok(Parsed { meta, values, layout, columns, time_ms })
@@ -385,20 +382,16 @@ fn convert_columns(
         }
     }
     drop(raw);
-    // Each job's column is taken once, by whichever thread converts it; it is ours alone
-    // then (one buffer), so it is converted in place.
-    let jobs: Vec<std::sync::Mutex<Option<(&PlannedColumn, Float64Chunked)>>> =
-        jobs.into_iter().map(|j| std::sync::Mutex::new(Some(j))).collect();
-    let converted = advisor_model::par::map_indexed(jobs.len(), 8, |i| {
-        let job = jobs[i].lock().ok().and_then(|mut j| j.take());
-        job.map(|(pc, col)| (pc, convert_one(pc, col)))
-    });
+    // Each job's column is handed to whichever thread converts it; it is ours alone then
+    // (one buffer), so it is converted in place.
+    let converted =
+        advisor_model::par::map_owned(jobs, 8, |_, (pc, col)| (pc, convert_one(pc, col)));
     let mut per_target: Vec<Vec<(Metric, Float64Chunked)>> = vec![Vec::new(); meta.targets.len()];
     let mut dropped_columns = 0usize;
     let mut idle_over: Option<(f64, String)> = None;
     let mut dropped = 0usize;
     let mut dropped_at: Option<String> = None;
-    for (pc, c) in converted.into_iter().flatten() {
+    for (pc, c) in converted {
         if let Some(max) = c.idle_over
             && idle_over.as_ref().is_none_or(|(m, _)| max > *m)
         {
