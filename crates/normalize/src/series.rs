@@ -108,7 +108,7 @@ impl Capture {
 
 /// A column's values (none missing) as a vector: a derived metric's own buffer when
 /// nothing else holds it (no copy of a series just worked out), else a copy.
-fn into_values(v: Cow<'_, Float64Chunked>) -> Vec<f64> {
+pub(crate) fn into_values(v: Cow<'_, Float64Chunked>) -> Vec<f64> {
     match v {
         // One chunk: the one array's buffer.
         Cow::Owned(ca) if ca.chunks().len() == 1 => {

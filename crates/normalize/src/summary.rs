@@ -1,6 +1,9 @@
 //! Per-target percentiles of every metric: what the checklist tables and rules read.
 
+use std::borrow::Cow;
+
 use advisor_model::Metric;
+use polars::prelude::Float64Chunked;
 use serde::Serialize;
 
 use crate::Capture;
@@ -93,7 +96,7 @@ impl Capture {
             Some(part) => part
                 .columns()
                 .into_iter()
-                .filter_map(|(m, col)| Stats::of_vec(finite_values(&col)).map(|s| (m, s)))
+                .filter_map(|(m, col)| Stats::of_vec(finite_vec(col)).map(|s| (m, s)))
                 .collect(),
             None => self
                 .metrics()
@@ -109,9 +112,37 @@ impl Capture {
     }
 }
 
+/// A column's finite values, in row order, to be reordered by the selections: a derived
+/// column's own buffer (worked out for this summary alone, no null in it) with the rest
+/// dropped in place; a stated column's values copied out of the frame.
+fn finite_vec(col: Cow<'_, Float64Chunked>) -> Vec<f64> {
+    match col {
+        Cow::Owned(ca) if ca.null_count() == 0 && ca.chunks().len() == 1 => {
+            let mut v = crate::series::into_values(Cow::Owned(ca));
+            v.retain(|x| x.is_finite());
+            v
+        }
+        col => finite_values(&col),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_derived_columns_own_buffer_gives_the_copys_values() {
+        use polars::prelude::NewChunkedArray as _;
+        let values = [1.5, f64::NAN, 3.0, f64::INFINITY, -2.0, 0.0];
+        let plain = Float64Chunked::from_slice("x".into(), &values);
+        let want = finite_values(&plain);
+        assert_eq!(want, vec![1.5, 3.0, -2.0, 0.0]);
+        // Owned (a derived column), borrowed (a stated one), owned with a null.
+        assert_eq!(finite_vec(Cow::Owned(plain.clone())), want);
+        assert_eq!(finite_vec(Cow::Borrowed(&plain)), want);
+        let with_null: Float64Chunked = values.iter().map(|&v| (v != 3.0).then_some(v)).collect();
+        assert_eq!(finite_vec(Cow::Owned(with_null)), vec![1.5, -2.0, 0.0]);
+    }
 
     #[test]
     fn nearest_rank_percentiles() {
