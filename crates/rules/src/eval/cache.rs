@@ -8,10 +8,10 @@ use std::sync::{Arc, Mutex, Weak};
 use advisor_model::Metric;
 
 use super::TargetId;
-use super::value::Times;
+use super::value::{Element, Times, Value};
 use crate::ast::Span;
 use crate::builtins::Builtin;
-use crate::check::{CheckedRule, Ref, TypedExpr, TypedExprKind, TypedPart};
+use crate::check::{CheckedRule, Constant, Ref, TypedExpr, TypedExprKind, TypedPart};
 
 /// The series rules have read, in stored units and finite, by target and metric: shared by
 /// the rules of one group (`None`: the series source has no such series).
@@ -30,6 +30,98 @@ pub(super) struct SeriesCache {
     ranks: Mutex<HashMap<usize, Ranked>>,
     /// The time axes, shared by every group of one evaluation.
     axes: Arc<Axes>,
+    /// The aggregates two or more of the group's rules write alike, worked out once.
+    pub(super) shared: Shared,
+}
+
+/// The values of the aggregates that more than one rule of a group writes alike
+/// (`sum(iops) over disks where disk.role != temp` in five `vm` rules): worked out by the
+/// first rule that reaches one and given to the others, each held until the last rule of
+/// the group that writes it is done.
+#[derive(Default)]
+pub(super) struct Shared {
+    /// By rule id, the span of each of the rule's aggregates another rule also writes,
+    /// and its key ([`shared_keys`]).
+    keys: HashMap<String, BTreeMap<Span, Arc<str>>>,
+    /// The values worked out, by subject and key, and whether a tool's own percentile
+    /// went into each.
+    values: Mutex<HashMap<(Option<Element>, Arc<str>), (Value, bool)>>,
+}
+
+impl Shared {
+    /// For the rules of one group (with [`shared_keys`] of each): the keys two or more of
+    /// them have.
+    pub(super) fn of_group<'k>(rules: impl IntoIterator<Item = (&'k str, &'k SharedKeys)>) -> Self {
+        let rules: Vec<(&str, &SharedKeys)> = rules.into_iter().collect();
+        let mut count: HashMap<&str, usize> = HashMap::new();
+        for (_, keys) in &rules {
+            let mut seen: Vec<&str> = keys.values().map(|k| &**k).collect();
+            seen.sort_unstable();
+            seen.dedup();
+            for k in seen {
+                *count.entry(k).or_default() += 1;
+            }
+        }
+        let keys = rules
+            .iter()
+            .map(|(id, keys)| {
+                let kept: BTreeMap<Span, Arc<str>> = keys
+                    .iter()
+                    .filter(|(_, k)| count.get(&***k).is_some_and(|n| *n > 1))
+                    .map(|(span, k)| (*span, Arc::clone(k)))
+                    .collect();
+                ((*id).to_owned(), kept)
+            })
+            .filter(|(_, kept)| !kept.is_empty())
+            .collect();
+        Shared { keys, values: Mutex::default() }
+    }
+
+    /// The key of rule `id`'s aggregate at `span`, when another rule of the group writes
+    /// it too.
+    pub(super) fn key(&self, id: &str, span: Span) -> Option<Arc<str>> {
+        self.keys.get(id)?.get(&span).cloned()
+    }
+
+    pub(super) fn get(&self, subject: Option<Element>, key: &Arc<str>) -> Option<(Value, bool)> {
+        self.values.lock().ok()?.get(&(subject, Arc::clone(key))).cloned()
+    }
+
+    pub(super) fn put(&self, subject: Option<Element>, key: Arc<str>, v: Value, used: bool) {
+        if let Ok(mut values) = self.values.lock() {
+            values.insert((subject, key), (v, used));
+        }
+    }
+
+    /// Drops the values of keys that no rule `later` names has.
+    pub(super) fn forget<'r>(&self, later: impl Iterator<Item = &'r str> + Clone) {
+        if let Ok(mut values) = self.values.lock()
+            && !values.is_empty()
+        {
+            values.retain(|(_, k), _| {
+                later.clone().any(|id| self.keys.get(id).is_some_and(|m| m.values().any(|x| x == k)))
+            });
+        }
+    }
+}
+
+/// A rule's aggregates by span, each with its key: its shape with the parameters as their
+/// values and the lets as their expressions, so two rules that write the same aggregate
+/// (whatever they name their lets and parameters) have the same key.
+pub(super) type SharedKeys = BTreeMap<Span, Arc<str>>;
+
+/// [`SharedKeys`] of `rule`. The evaluator uses a key only for an aggregate outside any
+/// `over` (an inner one reads the outer's element).
+pub(super) fn shared_keys(rule: &CheckedRule) -> SharedKeys {
+    let mut out = SharedKeys::new();
+    each_expr(rule, &mut |e| {
+        if matches!(e.kind, TypedExprKind::Aggregate { .. }) {
+            let mut key = String::new();
+            shape(e, &mut key, Some(rule));
+            out.insert(e.span, Arc::from(key));
+        }
+    });
+    out
 }
 
 /// The time axes of one evaluation's targets, shared by all its groups: taken once per
@@ -45,9 +137,10 @@ pub(super) struct Axes {
 }
 
 impl SeriesCache {
-    /// A cache for one group, with the evaluation's shared time axes.
-    pub(super) fn with_axes(axes: &Arc<Axes>) -> Self {
-        SeriesCache { axes: Arc::clone(axes), ..SeriesCache::default() }
+    /// A cache for one group, with the evaluation's shared time axes and the aggregates
+    /// its rules share.
+    pub(super) fn with_axes(axes: &Arc<Axes>, shared: Shared) -> Self {
+        SeriesCache { axes: Arc::clone(axes), shared, ..SeriesCache::default() }
     }
 
     /// Drops the series whose metric `keep` refuses: those the group's later rules do not
@@ -191,7 +284,7 @@ pub(crate) fn repeated_calls(rule: &CheckedRule) -> BTreeMap<Span, usize> {
     each_expr(rule, &mut |e| {
         if matches!(e.kind, TypedExprKind::Call(..)) {
             let mut key = String::new();
-            shape(e, &mut key);
+            shape(e, &mut key, None);
             calls.push((e.span, key));
         }
     });
@@ -210,8 +303,9 @@ pub(crate) fn repeated_calls(rule: &CheckedRule) -> BTreeMap<Span, usize> {
 
 /// An expression's structure as text: two expressions of one rule with the same shape
 /// have the same value for the same subject and elements (names are resolved: a let is
-/// its index, a metric its owner's depth).
-fn shape(e: &TypedExpr, out: &mut String) {
+/// its index, a metric its owner's depth). With `inline`, the rule `e` is in, the shape
+/// holds for any rule: a parameter is its value and a let its expression.
+fn shape(e: &TypedExpr, out: &mut String, inline: Option<&CheckedRule>) {
     use std::fmt::Write as _;
     let _ = match &e.kind {
         TypedExprKind::Number(n) => write!(out, "n{}", n.to_bits()),
@@ -219,33 +313,50 @@ fn shape(e: &TypedExpr, out: &mut String) {
         TypedExprKind::Text(t) => write!(out, "t{t:?}"),
         TypedExprKind::Cache(c) => write!(out, "c{c:?}"),
         TypedExprKind::Role(r) => write!(out, "r{r:?}"),
+        TypedExprKind::Ref(Ref::Param(i)) if let Some(rule) = inline => {
+            match rule.params.get(*i).map(|p| p.value) {
+                Some(Constant::Number(n)) => write!(out, "n{}", n.to_bits()),
+                Some(Constant::Bool(b)) => write!(out, "b{b}"),
+                None => write!(out, "{:?}", Ref::Param(*i)),
+            }
+        }
+        TypedExprKind::Ref(Ref::Let(i)) if let Some(rule) = inline => {
+            match rule.lets.get(*i) {
+                Some(l) => {
+                    out.push('(');
+                    shape(&l.expr, out, inline);
+                    write!(out, ")")
+                }
+                None => write!(out, "{:?}", Ref::Let(*i)),
+            }
+        }
         TypedExprKind::Ref(r) => write!(out, "{r:?}"),
         TypedExprKind::Unary(op, x) => {
             let _ = write!(out, "{op:?}(");
-            shape(x, out);
+            shape(x, out, inline);
             write!(out, ")")
         }
         TypedExprKind::Binary(op, a, b) => {
             let _ = write!(out, "{op:?}(");
-            shape(a, out);
+            shape(a, out, inline);
             out.push(',');
-            shape(b, out);
+            shape(b, out, inline);
             write!(out, ")")
         }
         TypedExprKind::Call(b, args) => {
             let _ = write!(out, "{b:?}(");
             for a in args {
-                shape(a, out);
+                shape(a, out, inline);
                 out.push(',');
             }
             write!(out, ")")
         }
         TypedExprKind::Aggregate { agg, over, body, filter } => {
             let _ = write!(out, "{agg:?} {over:?}(");
-            shape(body, out);
+            shape(body, out, inline);
             out.push(';');
             if let Some(f) = filter {
-                shape(f, out);
+                shape(f, out, inline);
             }
             write!(out, ")")
         }

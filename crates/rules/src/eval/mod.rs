@@ -363,9 +363,35 @@ impl<'a> Evaluation<'a> {
                 None => self.call(*b, args, e),
             },
             TypedExprKind::Aggregate { agg, over, body, filter } => {
-                self.aggregate(*agg, *over, body, filter.as_deref())
+                let work = |env: &mut Self| env.aggregate(*agg, *over, body, filter.as_deref());
+                match self.cache.shared.key(&self.rule.id, e.span) {
+                    Some(key) if self.overs.is_empty() => self.shared(key, work),
+                    _ => work(self),
+                }
             }
         }
+    }
+
+    /// An aggregate another rule of the group writes alike: its value as the first rule
+    /// to reach it worked it out. A missing value is not shared: its reason quotes the
+    /// rule's own text.
+    fn shared(
+        &mut self,
+        key: Arc<str>,
+        work: impl FnOnce(&mut Self) -> OrMissing<Value>,
+    ) -> OrMissing<Value> {
+        if let Some((v, used)) = self.cache.shared.get(self.scope, &key) {
+            self.used_source |= used;
+            return Ok(v);
+        }
+        let outer = std::mem::replace(&mut self.used_source, false);
+        let v = work(self);
+        let used = self.used_source;
+        self.used_source = outer || used;
+        if let Ok(v) = &v {
+            self.cache.shared.put(self.scope, key, v.clone(), used);
+        }
+        v
     }
 
     /// A repeated call's value: worked out by `work` the first time in this frame.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use advisor_model::{Finding, Metric, NotEvaluated, TargetKind};
 
-use super::cache::{self, Axes, SeriesCache};
+use super::cache::{self, Axes, SeriesCache, Shared};
 use super::value::{self, Element, Missing, Value};
 use super::{
     Evaluation, Facts, NO_BENCH, NO_DISKS, NO_PLATFORM, NO_POOLS, NO_TARGETS, SeriesSource,
@@ -68,10 +68,15 @@ pub fn evaluate<'r>(
     let metrics: Vec<Vec<Metric>> = rules.iter().map(|r| cache::rule_metrics(r)).collect();
     let groups: Vec<Vec<(usize, usize)>> =
         groups.into_iter().map(|g| holding_order(g, &metrics)).collect();
+    let keys: Vec<cache::SharedKeys> = rules.iter().map(|r| cache::shared_keys(r)).collect();
     let axes = Arc::new(Axes::default());
     let done = advisor_model::par::map_indexed(groups.len(), 8, |g| {
-        let cache = SeriesCache::with_axes(&axes);
         let group = &groups[g];
+        let mut in_group: Vec<usize> = group.iter().map(|&(r, _)| r).collect();
+        in_group.sort_unstable();
+        in_group.dedup();
+        let shared = Shared::of_group(in_group.iter().map(|&r| (rules[r].id.as_str(), &keys[r])));
+        let cache = SeriesCache::with_axes(&axes, shared);
         group
             .iter()
             .enumerate()
@@ -81,6 +86,7 @@ pub fn evaluate<'r>(
                 // What the rest of the group reads is kept; the rest is dropped now.
                 let later = &group[k + 1..];
                 cache.forget(|m| later.iter().any(|&(r, _)| metrics[r].contains(&m)));
+                cache.shared.forget(later.iter().map(|&(r, _)| rules[r].id.as_str()));
                 ((r, j), o)
             })
             .collect::<Vec<_>>()

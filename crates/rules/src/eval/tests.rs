@@ -756,3 +756,64 @@ fn grouped_evaluation_is_rule_by_rule_evaluation() {
     assert_eq!(strip(&together), strip(&alone));
     assert_eq!(together.not_evaluated, alone.not_evaluated);
 }
+
+// An aggregate two rules of a group write alike (whatever they call their lets and
+// parameters) is worked out once and handed to the second; another parameter value is
+// another aggregate; the value is dropped when no later rule writes it.
+#[test]
+fn aggregates_written_alike_are_shared_within_a_group() {
+    let (mut c, e, f) = two_disks();
+    c.series.set_series(e, Metric::Iops, timed(&[50.0, 60.0, 70.0]));
+    c.series.set_series(f, Metric::Iops, timed(&[500.0, 600.0, 700.0]));
+    let a = rule(
+        "vm",
+        "param floor = 100 iops \"f\"\nlet total = sum(iops) over disks where disk.iops_cap >= floor\n\
+         when p50(total) > 0 iops",
+        "{p50(total):.0}",
+    );
+    let b = rule(
+        "vm",
+        "param lowest = 100 iops \"l\"\nlet spare = lowest * 2\n\
+         let every = sum(iops)  over disks where disk.iops_cap>=lowest\nwhen max(every) > 0 iops",
+        "{max(every):.0}",
+    );
+    let other = rule(
+        "vm",
+        "param lowest = 200 iops \"l\"\nlet every = sum(iops) over disks where disk.iops_cap >= lowest\n\
+         when max(every) > 0 iops",
+        "{max(every):.0}",
+    );
+    let key = |r: &CheckedRule| cache::shared_keys(r).into_values().next().unwrap();
+    assert_eq!(key(&a), key(&b));
+    assert_ne!(key(&a), key(&other));
+    let (ka, kb, ko) = (cache::shared_keys(&a), cache::shared_keys(&b), cache::shared_keys(&other));
+    // The rules are all called `t`: give each its own id in the group.
+    let shared = cache::Shared::of_group([("a", &ka), ("b", &kb), ("o", &ko)]);
+    let span_of = |keys: &cache::SharedKeys| *keys.keys().next().unwrap();
+    assert!(shared.key("a", span_of(&ka)).is_some() && shared.key("b", span_of(&kb)).is_some());
+    assert!(shared.key("o", span_of(&ko)).is_none(), "a value written by one rule is its own");
+    let cache = SeriesCache::with_axes(&std::sync::Arc::default(), shared);
+    let mut a = a;
+    a.id = "a".to_owned();
+    let mut b = b;
+    b.id = "b".to_owned();
+    let series_of = |r: &CheckedRule, i: usize| -> TimeSeries<f64> {
+        let mut env = Evaluation::new(r, (&c.facts, &c.series), None, &cache);
+        match env.let_value(i) {
+            Ok(Value::Nums(s)) => s,
+            v => panic!("{v:?}"),
+        }
+    };
+    let first = series_of(&a, 0);
+    let second = series_of(&b, 1);
+    assert!(std::sync::Arc::ptr_eq(&first.vals, &second.vals), "one value, handed over");
+    assert_eq!(*first.vals, vec![550.0, 660.0, 770.0]);
+    // Evaluated alone, each gives what it gives in the group.
+    assert_eq!(only(&evaluate_rule(&a, &c.facts, &c.series)).evidence, "660");
+    assert_eq!(only(&evaluate_rule(&b, &c.facts, &c.series)).evidence, "770");
+    // No later rule writes it: dropped.
+    let sum_key = cache.shared.key("a", span_of(&ka)).unwrap();
+    assert!(cache.shared.get(None, &sum_key).is_some());
+    cache.shared.forget(["o"].into_iter());
+    assert!(cache.shared.get(None, &sum_key).is_none());
+}

@@ -18,7 +18,7 @@ pub(crate) fn missing<T>(reason: impl Into<String>) -> OrMissing<T> {
 /// A collection element (a disk, pool, benchmark or target), by its index in [`Facts`].
 ///
 /// [`Facts`]: super::Facts
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Element {
     /// Index into `Facts::disks`.
     Disk(usize),
