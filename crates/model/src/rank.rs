@@ -179,7 +179,8 @@ mod tests {
     fn zeros_keep_the_sign_of_their_rank() {
         let mut v: Vec<f64> = [0.0; 5].into_iter().chain([-0.0; 5]).chain([-1.0, 1.0]).collect();
         let ps: Vec<f64> = (1..=12).map(|r| f64::from(r) * 100.0 / 12.0).collect();
-        let got: Vec<u64> = nearest_ranks(&mut v, &ps).into_iter().flatten().map(f64::to_bits).collect();
+        let got: Vec<u64> =
+            nearest_ranks(&mut v, &ps).into_iter().flatten().map(f64::to_bits).collect();
         let mut want = vec![(-1.0f64).to_bits()];
         want.extend([(-0.0f64).to_bits(); 5]);
         want.extend([0.0f64.to_bits(); 5]);

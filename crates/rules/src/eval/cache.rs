@@ -43,10 +43,15 @@ pub(super) struct Shared {
     /// By rule id, the span of each of the rule's aggregates another rule also writes,
     /// and its key ([`shared_keys`]).
     keys: HashMap<String, BTreeMap<Span, Arc<str>>>,
-    /// The values worked out, by subject and key, and whether a tool's own percentile
-    /// went into each.
-    values: Mutex<HashMap<(Option<Element>, Arc<str>), (Value, bool)>>,
+    /// The values worked out, by subject and key.
+    values: Mutex<HashMap<SharedKey, SharedValue>>,
 }
+
+/// A shared aggregate's subject (`None` for the VM) and key.
+type SharedKey = (Option<Element>, Arc<str>);
+
+/// A shared aggregate's value, and whether a tool's own percentile went into it.
+type SharedValue = (Value, bool);
 
 impl Shared {
     /// For the rules of one group (with [`shared_keys`] of each): the keys two or more of
@@ -83,7 +88,7 @@ impl Shared {
         self.keys.get(id)?.get(&span).cloned()
     }
 
-    pub(super) fn get(&self, subject: Option<Element>, key: &Arc<str>) -> Option<(Value, bool)> {
+    pub(super) fn get(&self, subject: Option<Element>, key: &Arc<str>) -> Option<SharedValue> {
         self.values.lock().ok()?.get(&(subject, Arc::clone(key))).cloned()
     }
 
@@ -99,7 +104,9 @@ impl Shared {
             && !values.is_empty()
         {
             values.retain(|(_, k), _| {
-                later.clone().any(|id| self.keys.get(id).is_some_and(|m| m.values().any(|x| x == k)))
+                later
+                    .clone()
+                    .any(|id| self.keys.get(id).is_some_and(|m| m.values().any(|x| x == k)))
             });
         }
     }
@@ -320,16 +327,14 @@ fn shape(e: &TypedExpr, out: &mut String, inline: Option<&CheckedRule>) {
                 None => write!(out, "{:?}", Ref::Param(*i)),
             }
         }
-        TypedExprKind::Ref(Ref::Let(i)) if let Some(rule) = inline => {
-            match rule.lets.get(*i) {
-                Some(l) => {
-                    out.push('(');
-                    shape(&l.expr, out, inline);
-                    write!(out, ")")
-                }
-                None => write!(out, "{:?}", Ref::Let(*i)),
+        TypedExprKind::Ref(Ref::Let(i)) if let Some(rule) = inline => match rule.lets.get(*i) {
+            Some(l) => {
+                out.push('(');
+                shape(&l.expr, out, inline);
+                write!(out, ")")
             }
-        }
+            None => write!(out, "{:?}", Ref::Let(*i)),
+        },
         TypedExprKind::Ref(r) => write!(out, "{r:?}"),
         TypedExprKind::Unary(op, x) => {
             let _ = write!(out, "{op:?}(");

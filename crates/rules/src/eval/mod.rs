@@ -180,12 +180,12 @@ impl<'a> Evaluation<'a> {
         let evidence = self.template(evidence_parts, &mut metrics);
         let fix = self.template(fix_parts, &mut metrics);
         for i in 0..self.rule.lets.len() {
-            let name = self.rule.lets[i].name.clone();
-            let expr = self.rule.lets[i].expr.clone();
+            let name = &rule.lets[i].name;
+            let expr = &rule.lets[i].expr;
             if let Ok(Value::Num(x)) = self.let_value(i) {
-                let v = match format::name_unit(&name, expr.ty.dim) {
+                let v = match format::name_unit(name, expr.ty.dim) {
                     Some(factor) => x / factor,
-                    None => format::display(&expr, self.rule, x, None).0,
+                    None => format::display(expr, self.rule, x, None).0,
                 };
                 if v.is_finite() {
                     metrics.insert(name.clone(), v);
@@ -317,15 +317,17 @@ impl<'a> Evaluation<'a> {
             }
             return v.clone();
         }
-        let Some(l) = self.rule.lets.get(i) else {
+        // Borrowed from the rule, not from `self`: evaluated in place, not copied.
+        let rule: &'a CheckedRule = self.rule;
+        let Some(l) = rule.lets.get(i) else {
             return missing("internal: a let out of range");
         };
-        let expr = l.expr.clone();
+        let expr = &l.expr;
         let outer = std::mem::replace(&mut self.used_source, false);
         // A let is evaluated in the rule's scope, outside any `over`.
         let overs = std::mem::take(&mut self.overs);
         let inner = self.repeats.split_off(1);
-        let v = self.eval(&expr);
+        let v = self.eval(expr);
         self.overs = overs;
         self.repeats.extend(inner);
         let used = self.used_source;
