@@ -33,15 +33,16 @@ fn disk_caps(d: &DiskInfo) -> DiskCaps {
 /// Every storage target's series, then the VM budgets', each at most `n` points.
 pub(crate) fn sampled(bound: &Bound, source: &dyn SeriesSource, n: usize) -> Vec<SampledSeries> {
     let facts = &bound.facts;
-    // Target by target on every core, the VM's budgets as one more item; in index order.
+    // Target by target on every core, the VM's budgets as one more item, taken first: it
+    // sums every disk's series (the largest item), and taken last it ran alone at the end
+    // while the other cores had nothing left. Given back after the targets', as before.
     let targets = facts.targets.len();
-    advisor_model::par::map_indexed(targets + 1, 8, |i| match facts.targets.get(i) {
-        Some(_) => target_series(bound, source, i, n),
+    let mut made = advisor_model::par::map_indexed(targets + 1, 8, |i| match i.checked_sub(1) {
+        Some(t) => target_series(bound, source, t, n),
         None => budgets(facts, source, n),
-    })
-    .into_iter()
-    .flatten()
-    .collect()
+    });
+    made.rotate_left(1);
+    made.into_iter().flatten().collect()
 }
 
 /// The charts of target `i`: its IOPS, MB/s and latency (a platform target's budgets).
