@@ -66,15 +66,19 @@ fn capture_targets(captures: &[Capture]) -> Vec<TargetInfo> {
 }
 
 /// Per target, in the order of [`capture_targets`]: whether its p95 IOPS is over `busy_iops`.
+///
+/// On every core: each is a selection in a day of samples, worked out first where the
+/// capture does not state the total (30 ms on one core for the 1 GB case's 32 targets, at
+/// the start of every analysis).
 fn busy_targets(captures: &[Capture], busy_iops: f64) -> Vec<bool> {
-    let mut busy = Vec::new();
-    for c in captures {
-        for ti in 0..c.targets().len() {
-            let p95 = percentile_of(&c.values(ti as u32, Metric::Iops), 95.0);
-            busy.push(p95.is_some_and(|x| x > busy_iops));
-        }
-    }
-    busy
+    let all: Vec<(&Capture, u32)> = captures
+        .iter()
+        .flat_map(|c| (0..c.targets().len()).map(move |ti| (c, ti as u32)))
+        .collect();
+    advisor_model::par::map_indexed(all.len(), 8, |i| {
+        let (c, ti) = all[i];
+        percentile_of(&c.values(ti, Metric::Iops), 95.0).is_some_and(|x| x > busy_iops)
+    })
 }
 
 /// The first host target with CPU counters.
