@@ -6,7 +6,7 @@
 
 use advisor_model::limits::Cache;
 use advisor_model::{DiskCaps, Metric, SampledSeries, SeriesOf, TargetKind, VmCaps, reduce_points};
-use advisor_rules::eval::{DiskInfo, Facts, SeriesSource, VmInfo};
+use advisor_rules::eval::{DiskInfo, Facts, SeriesSource, TargetId, VmInfo};
 
 use crate::bind::Bound;
 
@@ -110,7 +110,17 @@ fn budgets(facts: &Facts, source: &dyn SeriesSource, n: usize) -> Vec<SampledSer
             let mut sum: Option<Vec<(i64, f64)>> = None;
             let mut file = String::new();
             let mut counted = 0usize;
-            for d in &members {
+            let one_axis = sum_on_one_axis(&members, source, metric);
+            // Merged pair by pair only when the columns would not do.
+            let to_merge = if one_axis.is_some() { &[][..] } else { &members[..] };
+            if let Some((first, n, pts)) = one_axis {
+                if let Some(t) = first.and_then(|id| facts.targets.iter().find(|t| t.id == id)) {
+                    file = t.file.clone();
+                }
+                counted = n;
+                sum = first.map(|_| pts);
+            }
+            for d in to_merge {
                 let Some((id, s)) = d.targets.iter().find_map(|id| {
                     source
                         .series(*id, metric)
@@ -146,6 +156,57 @@ fn budgets(facts: &Facts, source: &dyn SeriesSource, n: usize) -> Vec<SampledSer
     out
 }
 
+/// The first member's target, how many members have a series, and their sum.
+type OneAxisSum = (Option<TargetId>, usize, Vec<(i64, f64)>);
+
+/// [`budgets`]' sum when every member's series lies on one time axis with a value at each
+/// time (one capture, the usual case): added position by position from the columns,
+/// member by member in the same order, so the same values as the merge of (time, value)
+/// pairs, without making the pairs or merging. `None` when some member's series is not
+/// on that axis (the merge then).
+fn sum_on_one_axis(
+    members: &[&DiskInfo],
+    source: &dyn SeriesSource,
+    metric: Metric,
+) -> Option<OneAxisSum> {
+    let mut axis: Option<Vec<Option<i64>>> = None;
+    let mut first: Option<TargetId> = None;
+    let mut acc: Vec<f64> = Vec::new();
+    let mut counted = 0usize;
+    for d in members {
+        // Its first target with more than one timed point, as `budgets` picks it.
+        let mut picked = None;
+        for id in &d.targets {
+            let vals = match source.axis_or_points(*id, metric) {
+                None => continue,
+                Some(Ok(vals)) => vals,
+                Some(Err(_)) => return None,
+            };
+            if vals.len() > 1 {
+                picked = Some((*id, vals));
+                break;
+            }
+        }
+        let Some((id, vals)) = picked else { continue };
+        let times = source.axis(id)?;
+        match &axis {
+            None if times.len() == vals.len() => {
+                acc = vals.iter().map(|v| 0.0 + v).collect();
+                axis = Some(times);
+                first = Some(id);
+            }
+            Some(a) if *a == times && acc.len() == vals.len() => {
+                acc.iter_mut().zip(&vals).for_each(|(x, v)| *x += v);
+            }
+            _ => return None,
+        }
+        counted += 1;
+    }
+    let times = axis.unwrap_or_default();
+    let pts = times.iter().zip(acc).map(|(t, v)| t.map(|t| (t, v))).collect::<Option<Vec<_>>>()?;
+    Some((first, counted, pts))
+}
+
 /// `acc` plus a series, on the times both have: a merge of two time-ordered series, linear
 /// (a day of samples per disk). A time repeated within a series (a clock set back) pairs
 /// with the same time's repeats in the other, in order.
@@ -167,6 +228,62 @@ pub(crate) fn add_on_common_times(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A source that gives every series as points (the trait's defaults): `budgets` then
+    /// merges (time, value) pairs.
+    struct AsPoints<'a>(&'a dyn SeriesSource);
+
+    impl SeriesSource for AsPoints<'_> {
+        fn series(
+            &self,
+            t: TargetId,
+            m: Metric,
+        ) -> Option<std::sync::Arc<advisor_rules::eval::Series>> {
+            self.0.series(t, m)
+        }
+        fn source_percentile(
+            &self,
+            t: TargetId,
+            d: advisor_model::Direction,
+            p: f64,
+        ) -> Option<f64> {
+            self.0.source_percentile(t, d, p)
+        }
+        fn interval_s(&self, t: TargetId) -> Option<f64> {
+            self.0.interval_s(t)
+        }
+    }
+
+    // On one capture's axis the budgets are summed from the columns; they are the merge's
+    // to the bit, on real PerfMon captures with cached, uncached and temp disks.
+    #[test]
+    fn budgets_from_the_columns_are_the_merges() {
+        let root =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/scenarios");
+        let catalog = advisor_topology::Catalog::builtin().unwrap_or_else(|e| panic!("{e}"));
+        for case in ["ds13v2-temp-disk-throttles-cached-p30", "ds15v2-cache-hits-and-uncached"] {
+            let dir = root.join(case);
+            let capture = advisor_normalize::read_path(&dir.join("capture.csv"))
+                .unwrap_or_else(|e| panic!("{case}: {e}"));
+            let topology = advisor_topology::Topology::load(&dir.join("topology.toml"), &catalog)
+                .unwrap_or_else(|e| panic!("{case}: {e}"));
+            let captures = [capture];
+            let bound = crate::bind::bind(&captures, Some(&topology), 50.0);
+            let source = crate::capture_series::CaptureSeries(&captures);
+            let members: Vec<&DiskInfo> = bound.facts.disks.iter().filter(|d| !d.temp).collect();
+            let (_, counted, pts) = sum_on_one_axis(&members, &source, Metric::Iops)
+                .unwrap_or_else(|| panic!("{case}: one axis"));
+            assert!(
+                counted >= 2 && pts.len() > 10,
+                "{case}: {counted} disks, {} points",
+                pts.len()
+            );
+            let fast = budgets(&bound.facts, &source, 40);
+            let merged = budgets(&bound.facts, &AsPoints(&source), 40);
+            assert_eq!(fast.len(), 4, "{case}: two budgets, IOPS and MB/s");
+            assert_eq!(fast, merged, "{case}");
+        }
+    }
 
     #[test]
     fn budget_sums_keep_only_the_times_every_member_has() {
