@@ -129,25 +129,34 @@ mod tests {
         assert_eq!(nearest_ranks(&mut [3.0], &[1.0, 99.0]), vec![Some(3.0), Some(3.0)]);
     }
 
+    /// The bits of `nearest_ranks` of `values`, and of the ranks of `values` sorted by
+    /// `total_cmp`.
+    fn selected_and_sorted(
+        mut values: Vec<f64>,
+        ps: &[f64],
+    ) -> (Vec<Option<u64>>, Vec<Option<u64>>) {
+        let mut sorted = values.clone();
+        sorted.sort_by(f64::total_cmp);
+        let want = ps.iter().map(|p| nearest_rank(&sorted, *p).map(f64::to_bits)).collect();
+        let got = nearest_ranks(&mut values, ps).into_iter().map(|x| x.map(f64::to_bits)).collect();
+        (got, want)
+    }
+
     proptest::proptest! {
         #[test]
         fn selection_equals_sorting(
-            mut values in proptest::collection::vec(-1e6f64..1e6, 0..300),
+            values in proptest::collection::vec(-1e6f64..1e6, 0..300),
             dup in proptest::collection::vec(0usize..300, 0..50),
             ps in proptest::collection::vec(0.0f64..=100.0, 1..6),
         ) {
             // Repeated values, as real counters have (a disk idle at 0 for hours).
+            let mut values = values;
             for d in dup {
                 if let Some(&x) = values.get(d % values.len().max(1)) {
                     values.push(x);
                 }
             }
-            let mut sorted = values.clone();
-            sorted.sort_by(f64::total_cmp);
-            let want: Vec<Option<u64>> =
-                ps.iter().map(|p| nearest_rank(&sorted, *p).map(f64::to_bits)).collect();
-            let got: Vec<Option<u64>> =
-                nearest_ranks(&mut values, &ps).into_iter().map(|x| x.map(f64::to_bits)).collect();
+            let (got, want) = selected_and_sorted(values, &ps);
             proptest::prop_assert_eq!(got, want);
         }
 
@@ -164,12 +173,7 @@ mod tests {
             if picks.len() % 3 == 0 {
                 values.push(-f64::NAN);
             }
-            let mut sorted = values.clone();
-            sorted.sort_by(f64::total_cmp);
-            let want: Vec<Option<u64>> =
-                ps.iter().map(|p| nearest_rank(&sorted, *p).map(f64::to_bits)).collect();
-            let got: Vec<Option<u64>> =
-                nearest_ranks(&mut values, &ps).into_iter().map(|x| x.map(f64::to_bits)).collect();
+            let (got, want) = selected_and_sorted(values, &ps);
             proptest::prop_assert_eq!(got, want);
         }
     }
