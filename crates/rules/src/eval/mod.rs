@@ -323,15 +323,12 @@ impl<'a> Evaluation<'a> {
             return missing("internal: a let out of range");
         };
         let expr = &l.expr;
-        let outer = std::mem::replace(&mut self.used_source, false);
         // A let is evaluated in the rule's scope, outside any `over`.
         let overs = std::mem::take(&mut self.overs);
         let inner = self.repeats.split_off(1);
-        let v = self.eval(expr);
+        let (v, used) = self.noting_source(|env| env.eval(expr));
         self.overs = overs;
         self.repeats.extend(inner);
-        let used = self.used_source;
-        self.used_source = outer || used;
         if let Some(slot) = self.let_source.get_mut(i) {
             *slot = used;
         }
@@ -386,14 +383,24 @@ impl<'a> Evaluation<'a> {
             self.used_source |= used;
             return Ok(v);
         }
-        let outer = std::mem::replace(&mut self.used_source, false);
-        let v = work(self);
-        let used = self.used_source;
-        self.used_source = outer || used;
+        let (v, used) = self.noting_source(work);
         if let Ok(v) = &v {
             self.cache.shared.put(self.scope, key, v.clone(), used);
         }
         v
+    }
+
+    /// `work`'s value, and whether a tool's own percentile went into it (what a value kept
+    /// for later must carry); the flag of the expression around it is kept too.
+    fn noting_source(
+        &mut self,
+        work: impl FnOnce(&mut Self) -> OrMissing<Value>,
+    ) -> (OrMissing<Value>, bool) {
+        let outer = std::mem::replace(&mut self.used_source, false);
+        let v = work(self);
+        let used = self.used_source;
+        self.used_source = outer || used;
+        (v, used)
     }
 
     /// A repeated call's value: worked out by `work` the first time in this frame.
@@ -406,10 +413,7 @@ impl<'a> Evaluation<'a> {
             self.used_source |= *used;
             return v.clone();
         }
-        let outer = std::mem::replace(&mut self.used_source, false);
-        let v = work(self);
-        let used = self.used_source;
-        self.used_source = outer || used;
+        let (v, used) = self.noting_source(work);
         if let Some(frame) = self.repeats.last_mut() {
             frame.insert(class, (v.clone(), used));
         }
