@@ -26,6 +26,21 @@ fn disk(name: &str, cache: Cache, role: Role, iops: Option<f64>, mbps: Option<f6
     fixtures::p30(name, cache, role, iops, mbps)
 }
 
+/// A P30 of the topology (5,000 IOPS, 200 MB/s), not the temp disk, matched to `targets`.
+fn p30_info(
+    name: &str,
+    (cache, role): (Cache, Role),
+    tier: Option<&str>,
+    targets: Vec<TargetId>,
+) -> DiskInfo {
+    DiskInfo {
+        limits: disk(name, cache, role, Some(5000.0), Some(200.0)),
+        tier: tier.map(str::to_owned),
+        temp: false,
+        targets,
+    }
+}
+
 fn vm() -> VmInfo {
     VmInfo {
         limits: fixtures::ds13_v2(),
@@ -61,12 +76,7 @@ fn one_disk() -> (Inputs, TargetId) {
     let mut c = Inputs::with_vm();
     let t = c.facts.add_target("2 E:", TargetKind::Disk);
     c.series.intervals.insert(t, 1.0);
-    c.facts.disks.push(DiskInfo {
-        limits: disk("E:", Cache::ReadOnly, Role::Data, Some(5000.0), Some(200.0)),
-        tier: Some("Premium SSD".to_owned()),
-        temp: false,
-        targets: vec![t],
-    });
+    c.facts.disks.push(p30_info("E:", (Cache::ReadOnly, Role::Data), Some("Premium SSD"), vec![t]));
     (c, t)
 }
 
@@ -74,12 +84,7 @@ fn one_disk() -> (Inputs, TargetId) {
 fn two_disks() -> (Inputs, TargetId, TargetId) {
     let (mut c, e) = one_disk();
     let f = c.facts.add_target("3 F:", TargetKind::Disk);
-    c.facts.disks.push(DiskInfo {
-        limits: disk("F:", Cache::None, Role::Log, Some(5000.0), Some(200.0)),
-        tier: None,
-        temp: false,
-        targets: vec![f],
-    });
+    c.facts.disks.push(p30_info("F:", (Cache::None, Role::Log), None, vec![f]));
     (c, e, f)
 }
 
@@ -236,12 +241,7 @@ fn missing_inputs_are_not_evaluated_with_what_to_provide() {
 fn one_reason_per_rule_when_every_subject_shares_it() {
     let (mut c, _) = one_disk();
     for n in ["F:", "G:", "H:"] {
-        c.facts.disks.push(DiskInfo {
-            limits: disk(n, Cache::None, Role::Data, Some(5000.0), Some(200.0)),
-            tier: None,
-            temp: false,
-            targets: Vec::new(),
-        });
+        c.facts.disks.push(p30_info(n, (Cache::None, Role::Data), None, Vec::new()));
     }
     let r = rule("disk", "when p95(iops) > 1 iops", "x");
     let o = evaluate_rule(&r, &c.facts, &c.series);

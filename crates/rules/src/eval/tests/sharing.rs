@@ -3,13 +3,19 @@
 
 use super::*;
 
+/// [`two_disks`] with three samples of IOPS each: 50-70 on `E:`, 500-700 on `F:`.
+fn two_busy_disks() -> Inputs {
+    let (mut c, e, f) = two_disks();
+    c.series.set_series(e, Metric::Iops, timed(&[50.0, 60.0, 70.0]));
+    c.series.set_series(f, Metric::Iops, timed(&[500.0, 600.0, 700.0]));
+    c
+}
+
 // A call written twice is worked out once per element of an `over` (and once for the
 // subject), never taken from another element's or from outside the `over`.
 #[test]
 fn repeated_calls_are_worked_out_per_element() {
-    let (mut c, e, f) = two_disks();
-    c.series.set_series(e, Metric::Iops, timed(&[50.0, 60.0, 70.0]));
-    c.series.set_series(f, Metric::Iops, timed(&[500.0, 600.0, 700.0]));
+    let c = two_busy_disks();
     let r = rule(
         "vm",
         "let mid = count(p50(iops) >= 100 iops and p50(iops) < 1000 iops) over disks
@@ -30,12 +36,7 @@ fn grouped_evaluation_is_rule_by_rule_evaluation() {
     let (mut c, e) = one_disk();
     let f = c.facts.add_target("3 F:", TargetKind::Disk);
     c.series.intervals.insert(f, 1.0);
-    c.facts.disks.push(DiskInfo {
-        limits: disk("F:", Cache::None, Role::Log, Some(5000.0), Some(200.0)),
-        tier: Some("Premium SSD".to_owned()),
-        temp: false,
-        targets: vec![f],
-    });
+    c.facts.disks.push(p30_info("F:", (Cache::None, Role::Log), Some("Premium SSD"), vec![f]));
     // A disk no capture names: a group of its own.
     c.facts.disks.push(DiskInfo {
         limits: disk("G:", Cache::None, Role::Data, Some(500.0), Some(100.0)),
@@ -92,9 +93,7 @@ fn grouped_evaluation_is_rule_by_rule_evaluation() {
 // another aggregate; the value is dropped when no later rule writes it.
 #[test]
 fn aggregates_written_alike_are_shared_within_a_group() {
-    let (mut c, e, f) = two_disks();
-    c.series.set_series(e, Metric::Iops, timed(&[50.0, 60.0, 70.0]));
-    c.series.set_series(f, Metric::Iops, timed(&[500.0, 600.0, 700.0]));
+    let c = two_busy_disks();
     let a = rule(
         "vm",
         "param floor = 100 iops \"f\"\nlet total = sum(iops) over disks where disk.iops_cap >= floor\n\
