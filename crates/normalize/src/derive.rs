@@ -50,8 +50,10 @@ impl Columns for DataFrame {
     }
 }
 
-/// `m`'s column in `cols`: the stated one when the capture states `m`, else the derived
-/// one; `None` when it has no value here.
+/// `m`'s column in `cols`: the stated one when the capture states `m` (borrowed), else
+/// the derived one (owned); `None` when it has no value here. Every value a derived
+/// column has is finite: [`rows`] leaves out what is not, and a benchmark's zeros are
+/// zeros.
 pub(crate) fn column<C: Columns>(
     cols: &C,
     m: Metric,
@@ -141,6 +143,9 @@ fn derived<C: Columns>(cols: &C, m: Metric, benchmark: bool) -> Option<Float64Ch
     }
 }
 
+/// Rows [`rows`] works out before checking them.
+const ROW_BLOCK: usize = 256;
+
 /// `f` of the inputs (columns of one length) row by row: missing where an input is
 /// missing, and where the result is not finite (0/0 carries no information). `f` does
 /// the operations polars' column arithmetic would, in the same order, so the values are
@@ -162,11 +167,27 @@ fn rows<const N: usize>(
         Some(b) => {
             // Each cut to `len`, so the loop below needs no bounds checks.
             let b: [&[f64]; N] = std::array::from_fn(|k| &b[k][..len]);
-            let vals: Vec<f64> = (0..len).map(|i| f(b.map(|s| s[i]))).collect();
-            if advisor_model::all_finite(&vals) {
+            // Worked out a block at a time, each block checked for finiteness while it is
+            // still in the first-level cache (not a second pass over the column).
+            let mut vals: Vec<f64> = Vec::with_capacity(len);
+            let mut finite = true;
+            for start in (0..len).step_by(ROW_BLOCK) {
+                let end = (start + ROW_BLOCK).min(len);
+                vals.extend((start..end).map(|i| f(b.map(|s| s[i]))));
+                finite &= advisor_model::all_finite(&vals[start..]);
+            }
+            if finite {
                 return Float64Chunked::from_vec(PlSmallStr::EMPTY, vals);
             }
-            let validity: Bitmap = vals.iter().map(|v| v.is_finite()).collect();
+            // Packed eight rows a byte, the lowest bit first (Arrow's order), rather than
+            // a bit at a time.
+            let bytes: Vec<u8> = vals
+                .chunks(8)
+                .map(|c| {
+                    c.iter().enumerate().fold(0u8, |b, (k, v)| b | (u8::from(v.is_finite()) << k))
+                })
+                .collect();
+            let validity = Bitmap::from_u8_vec(bytes, vals.len());
             let arr = PrimitiveArray::from_vec(vals).with_validity(Some(validity));
             return Float64Chunked::with_chunk(PlSmallStr::EMPTY, arr);
         }
@@ -300,6 +321,24 @@ mod tests {
                 .filter(|m| whole.stated(*m).is_some())
                 .collect();
             prop_assert_eq!(index.metrics(&frame), Some(listed));
+        }
+
+        // A row whose result is not finite is missing, each other row is its value, over
+        // any length (bytes of the validity filled in part) and any mix of 0/0 rows.
+        #[test]
+        fn rows_whose_result_is_not_finite_are_missing(
+            pairs in proptest::collection::vec((0u8..4, 0u8..3), 0..70),
+        ) {
+            let a: Vec<f64> = pairs.iter().map(|p| f64::from(p.0)).collect();
+            let b: Vec<f64> = pairs.iter().map(|p| f64::from(p.1)).collect();
+            let (ca, cb) = (
+                Float64Chunked::from_vec(PlSmallStr::EMPTY, a.clone()),
+                Float64Chunked::from_vec(PlSmallStr::EMPTY, b.clone()),
+            );
+            let got: Vec<Option<f64>> = rows([&ca, &cb], |[x, y]| x / y).iter().collect();
+            let want: Vec<Option<f64>> =
+                a.iter().zip(&b).map(|(x, y)| Some(x / y).filter(|q| q.is_finite())).collect();
+            prop_assert_eq!(got, want);
         }
     }
 }

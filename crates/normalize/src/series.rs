@@ -95,8 +95,11 @@ impl Capture {
             return Err((Vec::new(), Vec::new()));
         };
         if t.null_count() == 0 && v.null_count() == 0 && t.len() == v.len() {
-            let finite = |c: &Float64Chunked| {
-                c.downcast_iter().all(|a| advisor_model::all_finite(a.values()))
+            // A derived column (owned) is finite wherever it has a value
+            // ([`crate::derive::column`]); a stated one is checked.
+            let finite = |c: &Cow<'_, Float64Chunked>| {
+                matches!(c, Cow::Owned(_))
+                    || c.downcast_iter().all(|a| advisor_model::all_finite(a.values()))
             };
             if finite(&v) {
                 return Ok(into_values(v));
