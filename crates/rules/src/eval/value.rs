@@ -216,15 +216,42 @@ pub(crate) fn percentiles(values: &[f64], ps: &[f64]) -> Vec<Option<f64>> {
     advisor_model::nearest_ranks(&mut v, ps)
 }
 
+/// Whether a step between two samples breaks a run: more than 1.5 intervals. The last
+/// step's answer is kept, so on a regular time axis (every step the same) the division
+/// is done once, not at every sample.
+struct Gaps {
+    interval: f64,
+    last: Option<(i64, bool)>,
+}
+
+impl Gaps {
+    fn new(interval: f64) -> Self {
+        Gaps { interval, last: None }
+    }
+
+    /// For a step of `ms` milliseconds.
+    fn breaks(&mut self, ms: i64) -> bool {
+        match self.last {
+            Some((step, gap)) if step == ms => gap,
+            _ => {
+                let gap = ms as f64 / 1000.0 > self.interval * 1.5;
+                self.last = Some((ms, gap));
+                gap
+            }
+        }
+    }
+}
+
 /// The longest run of consecutive true samples, in seconds. A gap in the timestamps of
 /// more than 1.5 intervals breaks a run.
 pub(crate) fn longest_run_s(s: &TimeSeries<bool>, interval: f64) -> f64 {
     let mut best = 0usize;
     let mut run = 0usize;
     let mut last: Option<i64> = None;
+    let mut gaps = Gaps::new(interval);
     for (t, b) in s.times.iter().zip(s.vals.iter()) {
         let gap = match (last, t) {
-            (Some(a), Some(b)) => (*b - a) as f64 / 1000.0 > interval * 1.5,
+            (Some(a), Some(b)) => gaps.breaks(*b - a),
             _ => false,
         };
         if *b {
@@ -242,11 +269,12 @@ pub(crate) fn longest_run_s(s: &TimeSeries<bool>, interval: f64) -> f64 {
 /// than 1.5 intervals breaks a run. Samples without a time are skipped.
 pub(crate) fn runs(s: &TimeSeries<bool>, interval: f64) -> Vec<(i64, i64)> {
     let mut out: Vec<(i64, i64)> = Vec::new();
+    let mut gaps = Gaps::new(interval);
     let mut open = false;
     let mut last: Option<i64> = None;
     for (t, b) in s.times.iter().zip(s.vals.iter()) {
         let Some(t) = *t else { continue };
-        let gap = last.is_some_and(|a| (t - a) as f64 / 1000.0 > interval * 1.5);
+        let gap = last.is_some_and(|a| gaps.breaks(t - a));
         match (b, open && !gap, out.last_mut()) {
             (true, true, Some(run)) => run.1 = t,
             (true, _, _) => {
