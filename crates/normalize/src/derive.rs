@@ -165,7 +165,6 @@ fn rows<const N: usize>(
         .collect();
     let values: Vec<Option<f64>> = match buffers {
         Some(b) => {
-            // Each cut to `len`, so the loop below needs no bounds checks.
             let b: [&[f64]; N] = std::array::from_fn(|k| &b[k][..len]);
             // Worked out a block at a time, each block checked for finiteness while it is
             // still in the first-level cache (not a second pass over the column).
@@ -173,7 +172,9 @@ fn rows<const N: usize>(
             let mut finite = true;
             for start in (0..len).step_by(ROW_BLOCK) {
                 let end = (start + ROW_BLOCK).min(len);
-                vals.extend((start..end).map(|i| f(b.map(|s| s[i]))));
+                // The block of each input, one length, so the loop has no bounds checks.
+                let block: [&[f64]; N] = b.map(|s| &s[start..end]);
+                vals.extend((0..end - start).map(|i| f(block.map(|s| s[i]))));
                 finite &= advisor_model::all_finite(&vals[start..]);
             }
             if finite {
