@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::facts::CatalogCaps;
-use super::value::{OrMissing, TimeSeries, Times, Value, missing};
+use super::value::{OrMissing, TimeSeries, Times, Value, copy_run, kept_runs, missing};
 use super::{AZURE_MB, Evaluation};
 use crate::builtins::Builtin;
 use crate::check::TypedExpr;
@@ -57,16 +57,11 @@ pub(crate) fn plateau_band(vals: &[f64], busy: &[bool], min_busy: usize) -> Band
 /// band can hold): `Ok(None)` when no sample is busy (an empty band), `Err(n)` with fewer
 /// than `min_busy` busy samples (`n` of them).
 fn band_floor(vals: &[f64], busy: &[bool], min_busy: usize) -> Result<Option<(f64, usize)>, usize> {
-    // The busy finite values, packed without a branch per sample: each is written at the
-    // next place and the place moves on only when it counts (a day of samples, a third
-    // of them busy, mispredicted half the time by a filter).
-    let mut busy_vals: Vec<f64> = vec![0.0; vals.len().min(busy.len()) + 1];
-    let mut n = 0usize;
-    for (v, b) in vals.iter().zip(busy) {
-        busy_vals[n] = *v;
-        n += usize::from(*b & v.is_finite());
-    }
-    busy_vals.truncate(n);
+    // The busy finite values, copied a stretch at a time.
+    let len = vals.len().min(busy.len());
+    let mut busy_vals: Vec<f64> = Vec::with_capacity(len);
+    kept_runs(len, |i| busy[i] & vals[i].is_finite(), |r| copy_run(&mut busy_vals, &vals[r]));
+    let n = busy_vals.len();
     if busy_vals.is_empty() {
         return Ok(None);
     }
@@ -303,21 +298,21 @@ impl Evaluation<'_> {
                     Ok(floor) => {
                         // The band's samples in one pass (plateau_band's, without the
                         // positions in between).
-                        // Packed as `band_floor` packs the busy values: the band is at
-                        // most the busy samples.
+                        // A stretch at a time, as `band_floor` takes the busy values;
+                        // the band is at most the busy samples.
                         let (mut t, mut v) = (Vec::new(), Vec::new());
                         if let Some((floor, busy)) = floor {
-                            t = vec![None; busy + 1];
-                            v = vec![0.0; busy + 1];
-                            let mut m = 0usize;
-                            for ((time, val), b) in times.iter().zip(vals.iter()).zip(flags.iter())
-                            {
-                                t[m] = *time;
-                                v[m] = *val;
-                                m += usize::from(in_band(*val, *b, floor));
-                            }
-                            t.truncate(m);
-                            v.truncate(m);
+                            t.reserve_exact(busy);
+                            v.reserve_exact(busy);
+                            let len = times.len().min(vals.len()).min(flags.len());
+                            kept_runs(
+                                len,
+                                |i| in_band(vals[i], flags[i], floor),
+                                |r| {
+                                    copy_run(&mut t, &times[r.clone()]);
+                                    copy_run(&mut v, &vals[r]);
+                                },
+                            );
                         }
                         Ok(Value::Nums(TimeSeries {
                             times: Arc::new(t),
@@ -357,14 +352,16 @@ impl Evaluation<'_> {
 /// The samples of `x` (joined on time with `cond`) where `cond` holds.
 fn select(x: &TimeSeries<f64>, cond: &Value) -> TimeSeries<f64> {
     let (times, vals, flags) = flagged(x, cond);
-    let (times, vals): (Vec<Option<i64>>, Vec<f64>) = times
-        .iter()
-        .zip(vals.iter())
-        .zip(flags.iter())
-        .filter(|(_, b)| **b)
-        .map(|((t, v), _)| (*t, *v))
-        .unzip();
-    TimeSeries { times: Arc::new(times), vals: Arc::new(vals), interval: x.interval_s() }
+    let (mut t, mut v) = (Vec::new(), Vec::new());
+    kept_runs(
+        times.len().min(vals.len()).min(flags.len()),
+        |i| flags[i],
+        |r| {
+            copy_run(&mut t, &times[r.clone()]);
+            copy_run(&mut v, &vals[r]);
+        },
+    );
+    TimeSeries { times: Arc::new(t), vals: Arc::new(v), interval: x.interval_s() }
 }
 
 /// `x`'s samples where `cond` is known, each with its flag (false where `cond` is not a

@@ -200,6 +200,57 @@ impl Value {
     }
 }
 
+/// Calls `run` with each stretch of consecutive positions below `len` where `keep` holds,
+/// in order. The positions are tested 64 at a time into a mask without a branch, and the
+/// stretches read from the mask, so a long busy or idle stretch (the usual shape of a
+/// disk's day) costs a copy or nothing, not a mispredicted branch per sample.
+pub(crate) fn kept_runs(
+    len: usize,
+    keep: impl Fn(usize) -> bool,
+    mut run: impl FnMut(std::ops::Range<usize>),
+) {
+    let mut open: Option<usize> = None;
+    for block in (0..len).step_by(64) {
+        let n = (len - block).min(64);
+        let mut mask = 0u64;
+        for k in 0..n {
+            mask |= u64::from(keep(block + k)) << k;
+        }
+        // Walk the mask's stretches of ones and zeros.
+        let mut k = 0usize;
+        while k < n {
+            let rest = mask >> k;
+            if rest & 1 == 1 {
+                let ones = (rest.trailing_ones() as usize).min(n - k);
+                open.get_or_insert(block + k);
+                k += ones;
+            } else {
+                let zeros =
+                    if rest == 0 { n - k } else { (rest.trailing_zeros() as usize).min(n - k) };
+                if let Some(start) = open.take() {
+                    run(start..block + k);
+                }
+                k += zeros;
+            }
+        }
+    }
+    if let Some(start) = open {
+        run(start..len);
+    }
+}
+
+/// Appends `src` to `dst`: a short stretch (a few samples at the edge of a band) value by
+/// value, a long one as one copy, whose call costs more than a few values.
+pub(crate) fn copy_run<T: Copy>(dst: &mut Vec<T>, src: &[T]) {
+    if src.len() < 16 {
+        for x in src {
+            dst.push(*x);
+        }
+    } else {
+        dst.extend_from_slice(src);
+    }
+}
+
 /// Nearest-rank percentile (as `advisor_normalize::Stats`) of finite values: a selection,
 /// linear in the values (a day of samples per disk and metric), the sort's value to the bit.
 pub(crate) fn percentile(values: &[f64], p: f64) -> Option<f64> {
@@ -216,29 +267,42 @@ pub(crate) fn percentiles(values: &[f64], ps: &[f64]) -> Vec<Option<f64>> {
     advisor_model::nearest_ranks(&mut v, ps)
 }
 
-/// Whether a step between two samples breaks a run: more than 1.5 intervals. The last
-/// step's answer is kept, so on a regular time axis (every step the same) the division
-/// is done once, not at every sample.
+/// Whether a step between two samples breaks a run: more than 1.5 intervals, as
+/// `step_ms as f64 / 1000.0 > interval * 1.5`. That test only grows with the step, so it
+/// is worked out once as the smallest step it holds for, and each step is then one
+/// integer comparison (the same answers, without a division per sample).
 struct Gaps {
-    interval: f64,
-    last: Option<(i64, bool)>,
+    /// The smallest step in ms that breaks a run; `None` when none does.
+    min_gap: Option<i64>,
 }
 
 impl Gaps {
     fn new(interval: f64) -> Self {
-        Gaps { interval, last: None }
+        let breaks = |ms: i64| ms as f64 / 1000.0 > interval * 1.5;
+        if !breaks(i64::MAX) {
+            return Gaps { min_gap: None };
+        }
+        if breaks(i64::MIN) {
+            return Gaps { min_gap: Some(i64::MIN) };
+        }
+        // breaks(lo) is false, breaks(hi) true; wide enough that `hi - lo` cannot overflow.
+        let (mut lo, mut hi) = (i128::from(i64::MIN), i128::from(i64::MAX));
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            // Between two i64s, so an i64.
+            if breaks(mid as i64) {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        let hi = hi as i64;
+        Gaps { min_gap: Some(hi) }
     }
 
     /// For a step of `ms` milliseconds.
-    fn breaks(&mut self, ms: i64) -> bool {
-        match self.last {
-            Some((step, gap)) if step == ms => gap,
-            _ => {
-                let gap = ms as f64 / 1000.0 > self.interval * 1.5;
-                self.last = Some((ms, gap));
-                gap
-            }
-        }
+    fn breaks(&self, ms: i64) -> bool {
+        self.min_gap.is_some_and(|g| ms >= g)
     }
 }
 
@@ -248,7 +312,7 @@ pub(crate) fn longest_run_s(s: &TimeSeries<bool>, interval: f64) -> f64 {
     let mut best = 0usize;
     let mut run = 0usize;
     let mut last: Option<i64> = None;
-    let mut gaps = Gaps::new(interval);
+    let gaps = Gaps::new(interval);
     for (t, b) in s.times.iter().zip(s.vals.iter()) {
         let gap = match (last, t) {
             (Some(a), Some(b)) => gaps.breaks(*b - a),
@@ -269,7 +333,7 @@ pub(crate) fn longest_run_s(s: &TimeSeries<bool>, interval: f64) -> f64 {
 /// than 1.5 intervals breaks a run. Samples without a time are skipped.
 pub(crate) fn runs(s: &TimeSeries<bool>, interval: f64) -> Vec<(i64, i64)> {
     let mut out: Vec<(i64, i64)> = Vec::new();
-    let mut gaps = Gaps::new(interval);
+    let gaps = Gaps::new(interval);
     let mut open = false;
     let mut last: Option<i64> = None;
     for (t, b) in s.times.iter().zip(s.vals.iter()) {
@@ -401,6 +465,47 @@ mod tests {
         assert_eq!((got.clone(), Arc::as_ptr(&got.vals)), (a().map(|x| x * 2.0), at));
         assert_eq!(held.clone().map_owned(|x| x * 2.0), held.map(|x| x * 2.0));
         assert_eq!(*held.vals, vec![1.0, 2.0, 3.0, 4.0]);
+    }
+
+    proptest::proptest! {
+        // A step breaks a run exactly when it is more than 1.5 intervals, as the division
+        // says, right at the threshold too.
+        #[test]
+        fn a_gap_is_what_the_division_says(
+            interval in proptest::prop_oneof![
+                proptest::num::f64::POSITIVE | proptest::num::f64::NORMAL,
+                proptest::strategy::Strategy::prop_map(1u32..100_000, |i| f64::from(i) / 1000.0),
+            ],
+            steps in proptest::collection::vec(proptest::num::i64::ANY, 0..20),
+        ) {
+            let gaps = Gaps::new(interval);
+            let says = |ms: i64| ms as f64 / 1000.0 > interval * 1.5;
+            let mut tried = steps;
+            if let Some(g) = gaps.min_gap {
+                tried.extend([g, g.saturating_sub(1), g.saturating_add(1)]);
+            }
+            tried.extend([0, 1000, 1500, 1501, 2999, 3000, 60_000, 90_000, 90_001]);
+            for ms in tried {
+                proptest::prop_assert_eq!(gaps.breaks(ms), says(ms), "{} ms at {} s", ms, interval);
+            }
+        }
+
+        // The stretches are exactly the kept positions, each as long as it goes (never
+        // two touching), across blocks of 64.
+        #[test]
+        fn kept_runs_are_the_kept_positions_in_maximal_stretches(
+            flags in proptest::collection::vec(proptest::bool::weighted(0.7), 0..300),
+        ) {
+            let mut got: Vec<std::ops::Range<usize>> = Vec::new();
+            kept_runs(flags.len(), |i| flags[i], |r| got.push(r));
+            let kept: Vec<usize> = got.iter().flat_map(|r| r.clone()).collect();
+            let want: Vec<usize> = (0..flags.len()).filter(|i| flags[*i]).collect();
+            proptest::prop_assert_eq!(kept, want);
+            for w in got.windows(2) {
+                proptest::prop_assert!(w[0].end < w[1].start);
+            }
+            proptest::prop_assert!(got.iter().all(|r| !r.is_empty()));
+        }
     }
 
     #[test]
