@@ -309,10 +309,19 @@ impl Gaps {
 /// The longest run of consecutive true samples, in seconds. A gap in the timestamps of
 /// more than 1.5 intervals breaks a run.
 pub(crate) fn longest_run_s(s: &TimeSeries<bool>, interval: f64) -> f64 {
+    let gaps = Gaps::new(interval);
+    let best = match timed_pieces(s, &gaps) {
+        Some(pieces) => pieces.iter().map(|r| r.len()).max().unwrap_or(0),
+        None => longest_stepwise(s, &gaps),
+    };
+    best as f64 * interval
+}
+
+/// [`longest_run_s`]'s count of samples, a sample at a time (any time stamps).
+fn longest_stepwise(s: &TimeSeries<bool>, gaps: &Gaps) -> usize {
     let mut best = 0usize;
     let mut run = 0usize;
     let mut last: Option<i64> = None;
-    let gaps = Gaps::new(interval);
     for (t, b) in s.times.iter().zip(s.vals.iter()) {
         let gap = match (last, t) {
             (Some(a), Some(b)) => gaps.breaks(*b - a),
@@ -326,14 +335,54 @@ pub(crate) fn longest_run_s(s: &TimeSeries<bool>, interval: f64) -> f64 {
         }
         last = *t;
     }
-    best as f64 * interval
+    best
+}
+
+/// When every sample has a time (a capture over time; the usual case), the positions of
+/// each run of true samples, unbroken by a gap: the stretches of true read 64 samples at
+/// a time ([`kept_runs`]), each cut where a step is a gap. `None` when a sample has no
+/// time ([`runs`] and [`longest_run_s`] then go a sample at a time).
+fn timed_pieces(s: &TimeSeries<bool>, gaps: &Gaps) -> Option<Vec<std::ops::Range<usize>>> {
+    let n = s.times.len().min(s.vals.len());
+    let times = &s.times[..n];
+    if !times.iter().all(Option::is_some) {
+        return None;
+    }
+    let at = |k: usize| times[k].unwrap_or(0);
+    let mut pieces = Vec::new();
+    kept_runs(
+        n,
+        |i| s.vals[i],
+        |r| {
+            let mut start = r.start;
+            for k in r.start + 1..r.end {
+                if gaps.breaks(at(k) - at(k - 1)) {
+                    pieces.push(start..k);
+                    start = k;
+                }
+            }
+            pieces.push(start..r.end);
+        },
+    );
+    Some(pieces)
 }
 
 /// The runs of consecutive true samples, as (first, last) time stamps in ms; a gap of more
 /// than 1.5 intervals breaks a run. Samples without a time are skipped.
 pub(crate) fn runs(s: &TimeSeries<bool>, interval: f64) -> Vec<(i64, i64)> {
-    let mut out: Vec<(i64, i64)> = Vec::new();
     let gaps = Gaps::new(interval);
+    match timed_pieces(s, &gaps) {
+        Some(pieces) => pieces
+            .into_iter()
+            .map(|r| (s.times[r.start].unwrap_or(0), s.times[r.end - 1].unwrap_or(0)))
+            .collect(),
+        None => runs_stepwise(s, &gaps),
+    }
+}
+
+/// [`runs`] a sample at a time (any time stamps).
+fn runs_stepwise(s: &TimeSeries<bool>, gaps: &Gaps) -> Vec<(i64, i64)> {
+    let mut out: Vec<(i64, i64)> = Vec::new();
     let mut open = false;
     let mut last: Option<i64> = None;
     for (t, b) in s.times.iter().zip(s.vals.iter()) {
@@ -488,6 +537,29 @@ mod tests {
             for ms in tried {
                 proptest::prop_assert_eq!(gaps.breaks(ms), says(ms), "{} ms at {} s", ms, interval);
             }
+        }
+
+        // On a timed axis (any steps, gaps and repeats among them), the runs and the
+        // longest run read from the stretches are those a sample at a time gives.
+        #[test]
+        fn runs_from_stretches_are_the_stepwise_runs(
+            samples in proptest::collection::vec(
+                (proptest::prop_oneof![8 => proptest::strategy::Just(1000i64), 1 => proptest::strategy::Just(0i64), 1 => 1500i64..5000], proptest::bool::weighted(0.6)),
+                0..200,
+            ),
+            interval in proptest::prop_oneof![proptest::strategy::Just(1.0), proptest::strategy::Just(2.0), proptest::strategy::Just(0.5)],
+        ) {
+            let mut t = 1_700_000_000_000i64;
+            let times: Vec<Option<i64>> = samples.iter().map(|(step, _)| { t += step; Some(t) }).collect();
+            let vals: Vec<bool> = samples.iter().map(|(_, b)| *b).collect();
+            let s = TimeSeries::new(Arc::new(times), vals, Some(interval));
+            let gaps = Gaps::new(interval);
+            proptest::prop_assert!(timed_pieces(&s, &gaps).is_some());
+            proptest::prop_assert_eq!(runs(&s, interval), runs_stepwise(&s, &gaps));
+            proptest::prop_assert_eq!(
+                longest_run_s(&s, interval).to_bits(),
+                (longest_stepwise(&s, &gaps) as f64 * interval).to_bits()
+            );
         }
 
         // The stretches are exactly the kept positions, each as long as it goes (never
