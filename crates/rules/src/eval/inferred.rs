@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::facts::CatalogCaps;
-use super::value::{OrMissing, TimeSeries, Times, Value, copy_run, kept_runs, missing};
+use super::value::{OrMissing, TimeSeries, Times, Value, kept_runs, missing};
 use super::{AZURE_MB, Evaluation};
 use crate::builtins::Builtin;
 use crate::check::TypedExpr;
@@ -60,7 +60,7 @@ fn band_floor(vals: &[f64], busy: &[bool], min_busy: usize) -> Result<Option<(f6
     // The busy finite values, copied a stretch at a time.
     let len = vals.len().min(busy.len());
     let mut busy_vals: Vec<f64> = Vec::with_capacity(len);
-    kept_runs(len, |i| busy[i] & vals[i].is_finite(), |r| copy_run(&mut busy_vals, &vals[r]));
+    kept_runs(len, |i| busy[i] & vals[i].is_finite(), |r| busy_vals.extend_from_slice(&vals[r]));
     let n = busy_vals.len();
     if busy_vals.is_empty() {
         return Ok(None);
@@ -296,10 +296,9 @@ impl Evaluation<'_> {
                         ))
                     }
                     Ok(floor) => {
-                        // The band's samples in one pass (plateau_band's, without the
-                        // positions in between).
-                        // A stretch at a time, as `band_floor` takes the busy values;
-                        // the band is at most the busy samples.
+                        // The band's samples (plateau_band's, without the positions in
+                        // between), a stretch at a time as `band_floor` takes the busy
+                        // values; the band is at most the busy samples.
                         let (mut t, mut v) = (Vec::new(), Vec::new());
                         if let Some((floor, busy)) = floor {
                             t.reserve_exact(busy);
@@ -309,8 +308,8 @@ impl Evaluation<'_> {
                                 len,
                                 |i| in_band(vals[i], flags[i], floor),
                                 |r| {
-                                    copy_run(&mut t, &times[r.clone()]);
-                                    copy_run(&mut v, &vals[r]);
+                                    t.extend_from_slice(&times[r.clone()]);
+                                    v.extend_from_slice(&vals[r]);
                                 },
                             );
                         }
@@ -357,8 +356,8 @@ fn select(x: &TimeSeries<f64>, cond: &Value) -> TimeSeries<f64> {
         times.len().min(vals.len()).min(flags.len()),
         |i| flags[i],
         |r| {
-            copy_run(&mut t, &times[r.clone()]);
-            copy_run(&mut v, &vals[r]);
+            t.extend_from_slice(&times[r.clone()]);
+            v.extend_from_slice(&vals[r]);
         },
     );
     TimeSeries { times: Arc::new(t), vals: Arc::new(v), interval: x.interval_s() }

@@ -239,18 +239,6 @@ pub(crate) fn kept_runs(
     }
 }
 
-/// Appends `src` to `dst`: a short stretch (a few samples at the edge of a band) value by
-/// value, a long one as one copy, whose call costs more than a few values.
-pub(crate) fn copy_run<T: Copy>(dst: &mut Vec<T>, src: &[T]) {
-    if src.len() < 16 {
-        for x in src {
-            dst.push(*x);
-        }
-    } else {
-        dst.extend_from_slice(src);
-    }
-}
-
 /// Nearest-rank percentile (as `advisor_normalize::Stats`) of finite values: a selection,
 /// linear in the values (a day of samples per disk and metric), the sort's value to the bit.
 pub(crate) fn percentile(values: &[f64], p: f64) -> Option<f64> {
