@@ -145,12 +145,11 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn selection_equals_sorting(
-            values in proptest::collection::vec(-1e6f64..1e6, 0..300),
+            mut values in proptest::collection::vec(-1e6f64..1e6, 0..300),
             dup in proptest::collection::vec(0usize..300, 0..50),
             ps in proptest::collection::vec(0.0f64..=100.0, 1..6),
         ) {
             // Repeated values, as real counters have (a disk idle at 0 for hours).
-            let mut values = values;
             for d in dup {
                 if let Some(&x) = values.get(d % values.len().max(1)) {
                     values.push(x);

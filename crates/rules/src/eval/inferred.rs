@@ -297,26 +297,17 @@ impl Evaluation<'_> {
                     }
                     Ok(floor) => {
                         // The band's samples (plateau_band's, without the positions in
-                        // between), a stretch at a time as `band_floor` takes the busy
-                        // values; the band is at most the busy samples.
-                        let (mut t, mut v) = (Vec::new(), Vec::new());
-                        if let Some((floor, busy)) = floor {
-                            t.reserve_exact(busy);
-                            v.reserve_exact(busy);
-                            let len = times.len().min(vals.len()).min(flags.len());
-                            kept_runs(
-                                len,
-                                |i| in_band(vals[i], flags[i], floor),
-                                |r| {
-                                    t.extend_from_slice(&times[r.clone()]);
-                                    v.extend_from_slice(&vals[r]);
-                                },
-                            );
-                        }
-                        Ok(Value::Nums(TimeSeries {
-                            times: Arc::new(t),
-                            vals: Arc::new(v),
-                            interval: x.interval_s(),
+                        // between); the band is at most the busy samples.
+                        let vals = &vals[..vals.len().min(flags.len())];
+                        Ok(Value::Nums(match floor {
+                            Some((floor, busy)) => kept(x.interval_s(), &times, vals, busy, |i| {
+                                in_band(vals[i], flags[i], floor)
+                            }),
+                            None => TimeSeries {
+                                times: Arc::new(Vec::new()),
+                                vals: Arc::new(Vec::new()),
+                                interval: x.interval_s(),
+                            },
                         }))
                     }
                 }
@@ -351,16 +342,24 @@ impl Evaluation<'_> {
 /// The samples of `x` (joined on time with `cond`) where `cond` holds.
 fn select(x: &TimeSeries<f64>, cond: &Value) -> TimeSeries<f64> {
     let (times, vals, flags) = flagged(x, cond);
-    let (mut t, mut v) = (Vec::new(), Vec::new());
-    kept_runs(
-        times.len().min(vals.len()).min(flags.len()),
-        |i| flags[i],
-        |r| {
-            t.extend_from_slice(&times[r.clone()]);
-            v.extend_from_slice(&vals[r]);
-        },
-    );
-    TimeSeries { times: Arc::new(t), vals: Arc::new(v), interval: x.interval_s() }
+    kept(x.interval_s(), &times, &vals[..vals.len().min(flags.len())], 0, |i| flags[i])
+}
+
+/// The samples at the positions where `keep` holds, a stretch at a time ([`kept_runs`]),
+/// with room for `expect` of them made first.
+fn kept(
+    interval: Option<f64>,
+    times: &[Option<i64>],
+    vals: &[f64],
+    expect: usize,
+    keep: impl Fn(usize) -> bool,
+) -> TimeSeries<f64> {
+    let (mut t, mut v) = (Vec::with_capacity(expect), Vec::with_capacity(expect));
+    kept_runs(times.len().min(vals.len()), keep, |r| {
+        t.extend_from_slice(&times[r.clone()]);
+        v.extend_from_slice(&vals[r]);
+    });
+    TimeSeries { times: Arc::new(t), vals: Arc::new(v), interval }
 }
 
 /// `x`'s samples where `cond` is known, each with its flag (false where `cond` is not a
