@@ -5,15 +5,15 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use advisor_model::{
-    Analysis, Direction, Finding, InputSummary, MetricSummary, NotEvaluated, PercentileCurve,
-    REPORT_SCHEMA, TargetKind, TargetSummary, ToolInfo,
+    Analysis, Direction, Finding, InputSummary, Metric, MetricSummary, NotEvaluated,
+    PercentileCurve, REPORT_SCHEMA, TargetKind, TargetSummary, ToolInfo,
 };
-use advisor_normalize::{Capture, Stats};
+use advisor_normalize::{Capture, Stats, TargetStats};
 use advisor_rules::Registry;
 use advisor_rules::eval::{CatalogCaps, TargetId};
 use advisor_topology::Topology;
 
-use crate::bind::{Bound, bind};
+use crate::bind::{BUSY_PERCENTILE, Bound, bind_known};
 use crate::capture_series::CaptureSeries;
 use crate::{platform, series};
 
@@ -21,11 +21,12 @@ use crate::{platform, series};
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Timings {
     /// Binding targets to the topology into the rules' facts (with the busy test: each
-    /// target's p95 IOPS).
+    /// target's p95 IOPS, read from the summaries).
     pub context_s: f64,
     /// Evaluating the rules.
     pub rules_s: f64,
-    /// Per-target percentiles of every metric.
+    /// Per-target percentiles of every metric, taken first: with them, in the same
+    /// selections, the percentiles the rules take of a metric itself and the busy test's.
     pub summaries_s: f64,
     /// Chart series and percentile curves.
     pub charts_s: f64,
@@ -41,8 +42,8 @@ pub(crate) struct Settings<'a> {
 }
 
 /// Analyzes captures already read, timing its parts. `beside` is given the findings once
-/// the rules are done, and runs on a thread of its own while the charts and summaries are
-/// made; what it returns comes back with the analysis.
+/// the rules are done, and runs on a thread of its own while the charts are made; what it
+/// returns comes back with the analysis.
 pub(crate) fn run<R: Send>(
     captures: &[Capture],
     topology: Option<&Topology>,
@@ -50,17 +51,29 @@ pub(crate) fn run<R: Send>(
     beside: impl FnOnce(&[advisor_model::Finding]) -> R + Send,
 ) -> (Analysis, Timings, R) {
     let mut timings = Timings::default();
-    let t = Instant::now();
-    let mut bound = bind(captures, topology, settings.busy_iops);
-    bound.facts.catalog = Some(Arc::clone(settings.catalog));
-    let platform = platform::join(captures, &mut bound.facts.targets, &bound.facts.disks, topology);
-    let source =
-        platform::PlatformSeries { captures: CaptureSeries(captures), platform: &platform };
-    timings.context_s = t.elapsed().as_secs_f64();
-    let t = Instant::now();
     let only = settings.only;
     let rules: Vec<_> =
         settings.registry.rules().filter(|r| only.is_empty() || only.contains(&r.id)).collect();
+    // The summaries first: every metric's percentiles of every target, with those the rules
+    // take of a metric itself (`p95(iops)`) and the busy test's p95 IOPS in the same
+    // selections, so neither selects them again.
+    let t = Instant::now();
+    let mut more = advisor_rules::eval::metric_percentiles(rules.iter().copied());
+    match more.iter_mut().find(|(m, _)| *m == Metric::Iops) {
+        Some((_, ps)) if ps.iter().any(|p| p.to_bits() == BUSY_PERCENTILE.to_bits()) => {}
+        Some((_, ps)) => ps.push(BUSY_PERCENTILE),
+        None => more.push((Metric::Iops, vec![BUSY_PERCENTILE])),
+    }
+    let stats: Vec<Vec<TargetStats>> = captures.iter().map(|c| c.summary_with(&more)).collect();
+    timings.summaries_s = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let mut bound = bind_known(captures, topology, settings.busy_iops, &stats);
+    bound.facts.catalog = Some(Arc::clone(settings.catalog));
+    let platform = platform::join(captures, &mut bound.facts.targets, &bound.facts.disks, topology);
+    let source =
+        platform::PlatformSeries { captures: CaptureSeries(captures, &stats), platform: &platform };
+    timings.context_s = t.elapsed().as_secs_f64();
+    let t = Instant::now();
     let outcome = advisor_rules::evaluate(rules, &bound.facts, &source);
     timings.rules_s = t.elapsed().as_secs_f64();
 
@@ -78,9 +91,7 @@ pub(crate) fn run<R: Send>(
         let series = series::sampled(&bound, &source, settings.chart_points);
         let curves = curves(captures);
         timings.charts_s = t.elapsed().as_secs_f64();
-        let t = Instant::now();
-        let targets = target_summaries(captures, &bound);
-        timings.summaries_s = t.elapsed().as_secs_f64();
+        let targets = target_summaries(captures, &stats, &bound);
         let beside = job.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         (series, curves, targets, beside)
     });
@@ -171,10 +182,14 @@ fn metric_summary(s: &Stats) -> MetricSummary {
     }
 }
 
-fn target_summaries(captures: &[Capture], bound: &Bound) -> Vec<TargetSummary> {
+fn target_summaries(
+    captures: &[Capture],
+    stats: &[Vec<TargetStats>],
+    bound: &Bound,
+) -> Vec<TargetSummary> {
     let mut out = Vec::new();
-    for (ci, c) in captures.iter().enumerate() {
-        for s in c.summary() {
+    for ((ci, c), stats) in captures.iter().enumerate().zip(stats) {
+        for s in stats {
             let i = bound
                 .facts
                 .targets
@@ -252,4 +267,54 @@ pub fn not_evaluated_of<'a>(
     rule: &'a str,
 ) -> impl Iterator<Item = &'a NotEvaluated> {
     a.not_evaluated.iter().filter(move |f| f.rule == rule)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
+    use super::*;
+    use advisor_rules::SeriesSource;
+
+    // The rules given the summaries' percentiles find what they find selecting their own,
+    // on real scenarios with a topology; and the summaries' ranks are of the very series
+    // the rules read (the same count), so they are read, not skipped.
+    #[test]
+    fn rules_with_the_summaries_ranks_find_what_they_find_without() {
+        let root =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/scenarios");
+        let catalog = advisor_topology::Catalog::builtin().unwrap_or_else(|e| panic!("{e}"));
+        let (registry, shipped) = advisor_rules::Registry::shipped();
+        shipped.unwrap_or_else(|e| panic!("{e:?}"));
+        for case in ["ds13v2-temp-disk-throttles-cached-p30", "ds15v2-cache-hits-and-uncached"] {
+            let dir = root.join(case);
+            let capture = advisor_normalize::read_path(&dir.join("capture.csv"))
+                .unwrap_or_else(|e| panic!("{case}: {e}"));
+            let topology = advisor_topology::Topology::load(&dir.join("topology.toml"), &catalog)
+                .unwrap_or_else(|e| panic!("{case}: {e}"));
+            let captures = [capture];
+            let more = advisor_rules::eval::metric_percentiles(registry.rules());
+            let stats: Vec<Vec<TargetStats>> =
+                captures.iter().map(|c| c.summary_with(&more)).collect();
+            let bound = bind_known(&captures, Some(&topology), 50.0, &stats);
+            let plain = advisor_rules::evaluate(
+                registry.rules(),
+                &bound.facts,
+                &CaptureSeries::new(&captures),
+            );
+            let known = CaptureSeries(&captures, &stats);
+            assert_eq!(advisor_rules::evaluate(registry.rules(), &bound.facts, &known), plain);
+            assert!(!plain.findings.is_empty(), "{case}: no finding to compare");
+            let read = bound
+                .facts
+                .targets
+                .iter()
+                .filter_map(|t| known.known_ranks(t.id, Metric::Iops).map(|k| (t, k)))
+                .filter(|(t, k)| {
+                    let n = captures[0].values(t.id.target, Metric::Iops);
+                    k.count == n.iter().filter(|x| x.is_finite()).count()
+                })
+                .count();
+            assert!(read >= 2, "{case}: the summaries' IOPS ranks fit {read} targets");
+        }
+    }
 }

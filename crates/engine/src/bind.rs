@@ -4,7 +4,7 @@
 
 use advisor_model::limits::{BurstModel, Cache, DiskLimits, FigureOrigin, Role};
 use advisor_model::{Metric, TargetKind};
-use advisor_normalize::Capture;
+use advisor_normalize::{Capture, TargetStats};
 use advisor_rules::eval::{
     BenchInfo, DiskInfo, Facts, PoolInfo, TargetId, TargetInfo, VmInfo, percentile_of,
 };
@@ -24,9 +24,23 @@ pub(crate) struct Bound {
     pub(crate) disk_of: Vec<Option<usize>>,
 }
 
+/// The percentile of a target's IOPS the busy test reads.
+pub(crate) const BUSY_PERCENTILE: f64 = 95.0;
+
 /// Binds the captures' targets, and the topology when there is one, into the facts.
 /// A target is busy (matched more eagerly) when its p95 IOPS is over `busy_iops`.
 pub(crate) fn bind(captures: &[Capture], topology: Option<&Topology>, busy_iops: f64) -> Bound {
+    bind_known(captures, topology, busy_iops, &[])
+}
+
+/// [`bind`], with each capture's summaries when they were taken already (their IOPS with
+/// its [`BUSY_PERCENTILE`]): the busy test reads them instead of selecting again.
+pub(crate) fn bind_known(
+    captures: &[Capture],
+    topology: Option<&Topology>,
+    busy_iops: f64,
+    stats: &[Vec<TargetStats>],
+) -> Bound {
     let targets = capture_targets(captures);
     let facts = Facts {
         topology: topology.is_some(),
@@ -43,7 +57,7 @@ pub(crate) fn bind(captures: &[Capture], topology: Option<&Topology>, busy_iops:
         disk_of: vec![None; n],
     };
     if let Some(t) = topology {
-        let busy = busy_targets(captures, busy_iops);
+        let busy = busy_targets(captures, busy_iops, stats);
         bind_topology(&mut bound, t, &busy);
     }
     bound
@@ -70,14 +84,38 @@ fn capture_targets(captures: &[Capture]) -> Vec<TargetInfo> {
 /// On every core: each is a selection in a day of samples, worked out first where the
 /// capture does not state the total (30 ms on one core for the 1 GB case's 32 targets, at
 /// the start of every analysis).
-fn busy_targets(captures: &[Capture], busy_iops: f64) -> Vec<bool> {
-    let all: Vec<(&Capture, u32)> = captures
+///
+/// From the capture's summaries when `stats` has them (a target without IOPS among its
+/// stats has no finite IOPS value: not busy).
+fn busy_targets(captures: &[Capture], busy_iops: f64, stats: &[Vec<TargetStats>]) -> Vec<bool> {
+    let all: Vec<(usize, &Capture, u32)> = captures
         .iter()
-        .flat_map(|c| (0..c.targets().len()).map(move |ti| (c, ti as u32)))
+        .enumerate()
+        .flat_map(|(ci, c)| (0..c.targets().len()).map(move |ti| (ci, c, ti as u32)))
         .collect();
     advisor_model::par::map_indexed(all.len(), 8, |i| {
-        let (c, ti) = all[i];
-        percentile_of(&c.values(ti, Metric::Iops), 95.0).is_some_and(|x| x > busy_iops)
+        let (ci, c, ti) = all[i];
+        let known = stats.get(ci).map(|st| {
+            st.iter()
+                .find(|s| s.target == ti)
+                .and_then(|s| s.metrics.iter().find(|(m, _)| *m == Metric::Iops))
+                .and_then(|(_, s)| {
+                    s.more.iter().find(|(p, _)| p.to_bits() == BUSY_PERCENTILE.to_bits())
+                })
+                .map(|(_, x)| *x)
+        });
+        let p95 = match known {
+            Some(Some(x)) => {
+                debug_assert_eq!(
+                    percentile_of(&c.values(ti, Metric::Iops), BUSY_PERCENTILE).map(f64::to_bits),
+                    Some(x.to_bits()),
+                    "the summary's p95 IOPS of target {ti} is not the series'"
+                );
+                Some(x)
+            }
+            _ => percentile_of(&c.values(ti, Metric::Iops), BUSY_PERCENTILE),
+        };
+        p95.is_some_and(|x| x > busy_iops)
     })
 }
 

@@ -3,14 +3,22 @@
 use std::sync::Arc;
 
 use advisor_model::{Direction, Metric, Reduced};
-use advisor_normalize::Capture;
-use advisor_rules::eval::{AxisOrPoints, Series, SeriesSource, TargetId};
+use advisor_normalize::{Capture, TargetStats};
+use advisor_rules::eval::{AxisOrPoints, KnownRanks, Series, SeriesSource, TargetId};
 
 /// The captures as the rules' [`SeriesSource`]; a [`TargetId`]'s `capture` indexes them.
+/// With each capture's summaries when they were taken first ([`CaptureSeries::known`]):
+/// their percentiles are the rules' too.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct CaptureSeries<'a>(pub(crate) &'a [Capture]);
+pub(crate) struct CaptureSeries<'a>(pub(crate) &'a [Capture], pub(crate) &'a [Vec<TargetStats>]);
 
-impl CaptureSeries<'_> {
+impl<'a> CaptureSeries<'a> {
+    /// The captures alone, no percentile known.
+    #[cfg(test)]
+    pub(crate) fn new(captures: &'a [Capture]) -> Self {
+        CaptureSeries(captures, &[])
+    }
+
     fn capture(&self, id: TargetId) -> Option<&Capture> {
         self.0.get(id.capture)
     }
@@ -66,5 +74,13 @@ impl SeriesSource for CaptureSeries<'_> {
     }
     fn interval_s(&self, target: TargetId) -> Option<f64> {
         self.capture(target)?.meta.interval_s
+    }
+    /// The summary's percentiles of the metric (its three and those it was asked for).
+    fn known_ranks(&self, target: TargetId, metric: Metric) -> Option<KnownRanks> {
+        let stats = self.1.get(target.capture)?.iter().find(|s| s.target == target.target)?;
+        let (_, s) = stats.metrics.iter().find(|(m, _)| *m == metric)?;
+        let mut ranks = vec![(50.0, s.p50), (90.0, s.p90), (99.0, s.p99)];
+        ranks.extend(s.more.iter().copied());
+        Some(KnownRanks { count: s.count, min: s.min, max: s.max, ranks })
     }
 }

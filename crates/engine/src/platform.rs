@@ -10,7 +10,9 @@ use advisor_normalize::Capture;
 use std::sync::Arc;
 
 use advisor_model::Direction;
-use advisor_rules::eval::{AxisOrPoints, DiskInfo, Series, SeriesSource, TargetId, TargetInfo};
+use advisor_rules::eval::{
+    AxisOrPoints, DiskInfo, KnownRanks, Series, SeriesSource, TargetId, TargetInfo,
+};
 
 use crate::capture_series::CaptureSeries;
 use advisor_topology::{Cache, Topology};
@@ -308,5 +310,12 @@ impl SeriesSource for PlatformSeries<'_> {
     }
     fn interval_s(&self, target: TargetId) -> Option<f64> {
         self.captures.interval_s(target)
+    }
+    fn known_ranks(&self, target: TargetId, metric: Metric) -> Option<KnownRanks> {
+        // A series worked out from the platform's is not the capture's.
+        if self.platform.derived.contains_key(&(target, metric)) {
+            return None;
+        }
+        self.captures.known_ranks(target, metric)
     }
 }

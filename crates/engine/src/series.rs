@@ -269,7 +269,7 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{case}: {e}"));
             let captures = [capture];
             let bound = crate::bind::bind(&captures, Some(&topology), 50.0);
-            let source = crate::capture_series::CaptureSeries(&captures);
+            let source = crate::capture_series::CaptureSeries::new(&captures);
             let members: Vec<&DiskInfo> = bound.facts.disks.iter().filter(|d| !d.temp).collect();
             let (_, counted, pts) = sum_on_one_axis(&members, &source, Metric::Iops)
                 .unwrap_or_else(|| panic!("{case}: one axis"));

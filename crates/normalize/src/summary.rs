@@ -19,26 +19,35 @@ pub struct Stats {
     pub p90: f64,
     pub p99: f64,
     pub max: f64,
+    /// The further nearest-rank percentiles [`Capture::summary_with`] was asked for, as
+    /// `(P, value)` in the order asked: taken in the same selection as the three above
+    /// (for the rules, which then need not select again). Not part of any report.
+    #[serde(skip)]
+    pub more: Vec<(f64, f64)>,
 }
 
 impl Stats {
     /// Stats of a set of values; `None` when there is no finite value.
     pub fn of(values: &[f64]) -> Option<Self> {
-        Self::of_vec(values.iter().copied().filter(|x| x.is_finite()).collect())
+        Self::of_vec(values.iter().copied().filter(|x| x.is_finite()).collect(), &[])
     }
 
-    /// [`Stats::of`] finite values already collected (reordered here).
+    /// [`Stats::of`] finite values already collected (reordered here), with the
+    /// percentiles `more` besides the three.
     ///
     /// Linear, no sort: the percentiles are selections ([`advisor_model::nearest_ranks`],
     /// to the bit what sorting gives), the average a compensated sum, so it does not
     /// depend on the order of the values either.
-    fn of_vec(mut v: Vec<f64>) -> Option<Self> {
+    fn of_vec(mut v: Vec<f64>, more: &[f64]) -> Option<Self> {
         let (min, max) = extremes(&v)?;
         let n = v.len();
         let avg = compensated_sum(&v) / n as f64;
-        let ranks = advisor_model::nearest_ranks(&mut v, &[50.0, 90.0, 99.0]);
+        let mut ps = vec![50.0, 90.0, 99.0];
+        ps.extend_from_slice(more);
+        let ranks = advisor_model::nearest_ranks(&mut v, &ps);
         let rank = |i: usize| ranks.get(i).copied().flatten().unwrap_or(max);
-        Some(Self { count: n, avg, min, p50: rank(0), p90: rank(1), p99: rank(2), max })
+        let more = more.iter().enumerate().map(|(i, p)| (*p, rank(3 + i))).collect();
+        Some(Self { count: n, avg, min, p50: rank(0), p90: rank(1), p99: rank(2), max, more })
     }
 }
 
@@ -94,25 +103,37 @@ impl Capture {
     /// Each target's rows are its part (see [`crate::parts`]); the targets are shared out
     /// among the machine's cores, one at a time.
     pub fn summary(&self) -> Vec<TargetStats> {
+        self.summary_with(&[])
+    }
+
+    /// [`Capture::summary`], each metric listed in `more` with those percentiles too
+    /// ([`Stats::more`]), taken in the same selection as the others.
+    pub fn summary_with(&self, more: &[(Metric, Vec<f64>)]) -> Vec<TargetStats> {
         let n = self.meta.targets.len();
-        advisor_model::par::map_indexed(n, 8, |t| self.target_stats(t as u32))
+        advisor_model::par::map_indexed(n, 8, |t| self.target_stats(t as u32, more))
             .into_iter()
             .flatten()
             .collect()
     }
 
     /// Stats of every metric of one target; `None` when it has no value.
-    fn target_stats(&self, t: u32) -> Option<TargetStats> {
+    fn target_stats(&self, t: u32, more: &[(Metric, Vec<f64>)]) -> Option<TargetStats> {
+        let more_of =
+            |m: Metric| more.iter().find(|(k, _)| *k == m).map_or(&[][..], |(_, ps)| ps.as_slice());
         let stats: Vec<(Metric, Stats)> = match self.part(t) {
             Some(part) => part
                 .columns()
                 .into_iter()
-                .filter_map(|(m, col)| Stats::of_vec(finite_vec(col)).map(|s| (m, s)))
+                .filter_map(|(m, col)| Stats::of_vec(finite_vec(col), more_of(m)).map(|s| (m, s)))
                 .collect(),
             None => self
                 .metrics()
                 .into_iter()
-                .filter_map(|m| Stats::of(&self.values(t, m)).map(|s| (m, s)))
+                .filter_map(|m| {
+                    let v: Vec<f64> =
+                        self.values(t, m).into_iter().filter(|x| x.is_finite()).collect();
+                    Stats::of_vec(v, more_of(m)).map(|s| (m, s))
+                })
                 .collect(),
         };
         (!stats.is_empty()).then(|| TargetStats {
@@ -162,6 +183,23 @@ mod tests {
         let s = Stats::of(&v).unwrap_or_else(|| unreachable!());
         assert_eq!((s.p50, s.p90, s.p99, s.max, s.min), (50.0, 90.0, 99.0, 100.0, 1.0));
         assert!(Stats::of(&[f64::NAN]).is_none());
+    }
+
+    // The percentiles asked for besides the three are the sorted values' nearest ranks,
+    // in the order asked, and leave the three as they were.
+    #[test]
+    fn more_percentiles_are_nearest_ranks_too() {
+        let v: Vec<f64> = (1..=1000).map(|i| f64::from((i * 7919) % 1000)).collect();
+        let s = Stats::of_vec(v.clone(), &[99.9, 95.0, 50.0]).unwrap_or_else(|| unreachable!());
+        let mut sorted = v.clone();
+        sorted.sort_by(f64::total_cmp);
+        let at = |p: f64| advisor_model::nearest_rank(&sorted, p).unwrap_or(f64::NAN);
+        let want: Vec<(u64, u64)> =
+            [99.9f64, 95.0, 50.0].iter().map(|p| (p.to_bits(), at(*p).to_bits())).collect();
+        let got: Vec<(u64, u64)> = s.more.iter().map(|(p, x)| (p.to_bits(), x.to_bits())).collect();
+        assert_eq!(got, want);
+        let plain = Stats::of(&v).unwrap_or_else(|| unreachable!());
+        assert_eq!((s.p50, s.p90, s.p99, s.count), (plain.p50, plain.p90, plain.p99, plain.count));
     }
 
     // The extremes are the ones a scan with `total_cmp` finds, bit for bit (negative

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, Weak};
 
-use advisor_model::Metric;
+use advisor_model::{Metric, Unit};
 
 use super::TargetId;
 use super::value::{Element, Times, Value};
@@ -197,6 +197,36 @@ impl SeriesCache {
         found.first().copied().flatten()
     }
 
+    /// Records percentiles of `vals` taken already ([`super::KnownRanks`], in the frame's
+    /// `unit`; `vals` is in stored units), so [`Self::percentile`] finds them. Only when
+    /// they are of as many values as `vals` holds and the extremes convert to finite
+    /// values (then every value does, and a rank converted is the converted series' rank:
+    /// the conversion keeps the order).
+    pub(super) fn seed_ranks(&self, vals: &Arc<Vec<f64>>, unit: Unit, known: &super::KnownRanks) {
+        let stored = |x: f64| super::to_stored(unit, x);
+        if known.count != vals.len()
+            || !stored(known.min).is_finite()
+            || !stored(known.max).is_finite()
+        {
+            return;
+        }
+        let taken: Vec<(u64, Option<f64>)> =
+            known.ranks.iter().map(|(p, x)| (p.to_bits(), Some(stored(*x)))).collect();
+        #[cfg(debug_assertions)]
+        for (p, x) in &taken {
+            let want = super::value::percentile(vals, f64::from_bits(*p));
+            assert_eq!(
+                want.map(f64::to_bits),
+                x.map(f64::to_bits),
+                "a known rank is not the series' own: p{} {x:?} against {want:?}",
+                f64::from_bits(*p)
+            );
+        }
+        if let Ok(mut ranks) = self.ranks.lock() {
+            ranks.insert(Arc::as_ptr(vals) as usize, (Arc::downgrade(vals), taken));
+        }
+    }
+
     /// `t`'s time axis, from `take` the first time it is asked for, as [`Self::axis`]
     /// shares it; `None` when the target has none.
     pub(super) fn target_axis(
@@ -378,6 +408,39 @@ pub(super) fn rule_metrics(rule: &CheckedRule) -> Vec<Metric> {
             out.push(*metric);
         }
     });
+    out
+}
+
+/// By metric, the percentiles with a constant P that `rules` take of a metric itself
+/// (`p95(iops)`, `pct(latency_ms, 99.9)`, whoever's metric it is): what a source's
+/// [`super::SeriesSource::known_ranks`] is worth having taken.
+pub fn metric_percentiles<'r>(
+    rules: impl IntoIterator<Item = &'r CheckedRule>,
+) -> Vec<(Metric, Vec<f64>)> {
+    let mut out: Vec<(Metric, Vec<f64>)> = Vec::new();
+    for rule in rules {
+        each_expr(rule, &mut |e| {
+            if let TypedExprKind::Call(b, args) = &e.kind
+                && let Some(arg) = args.first()
+                && let TypedExprKind::Ref(Ref::Metric { metric, .. }) = &arg.kind
+                && let Some(p) = match (b, args.get(1).map(|a| &a.kind)) {
+                    (Builtin::Pct, Some(TypedExprKind::Number(p))) => Some(*p),
+                    _ => b.percentile(),
+                }
+            {
+                let i = match out.iter().position(|(m, _)| m == metric) {
+                    Some(i) => i,
+                    None => {
+                        out.push((*metric, Vec::new()));
+                        out.len() - 1
+                    }
+                };
+                if !out[i].1.iter().any(|q| q.to_bits() == p.to_bits()) {
+                    out[i].1.push(p);
+                }
+            }
+        });
+    }
     out
 }
 

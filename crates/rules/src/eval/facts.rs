@@ -145,6 +145,20 @@ impl Facts {
 /// [`SeriesSource::axis_or_points`].
 pub type AxisOrPoints = Result<Vec<f64>, (Vec<Option<i64>>, Vec<f64>)>;
 
+/// Nearest-rank percentiles already taken of a target's metric (the summaries take them
+/// of every metric; see [`SeriesSource::known_ranks`]): the evaluator reads them instead of
+/// selecting the same ranks again. Values in the frame's unit, as the series is.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct KnownRanks {
+    /// How many finite values they were taken of: the series' length, or they are not its.
+    pub count: usize,
+    /// The smallest and largest of those values.
+    pub min: f64,
+    pub max: f64,
+    /// `(P, the P-th percentile)`.
+    pub ranks: Vec<(f64, f64)>,
+}
+
 /// The series a rule reads, by target. `Sync`: rules are evaluated on several threads.
 pub trait SeriesSource: Sync {
     /// A metric of a target in the frame's unit, time-ordered, nulls dropped; `None` when
@@ -183,6 +197,13 @@ pub trait SeriesSource: Sync {
     fn source_percentile(&self, target: TargetId, direction: Direction, pct: f64) -> Option<f64>;
     /// Seconds between samples, when known.
     fn interval_s(&self, target: TargetId) -> Option<f64>;
+    /// Nearest-rank percentiles of the finite values of the series `axis_or_points` gives
+    /// for `metric` of `target`, taken already; by default none. They must be exactly the
+    /// ranks of that series' values (the evaluator checks the count and, in debug builds,
+    /// every rank it is given).
+    fn known_ranks(&self, _target: TargetId, _metric: Metric) -> Option<KnownRanks> {
+        None
+    }
 }
 
 /// A [`SeriesSource`] held in memory: for tests, and for callers without captures.

@@ -30,8 +30,8 @@ use std::sync::Arc;
 use advisor_model::{Direction, Episode, EpisodeWindow, Finding, Metric, TargetKind, Unit};
 
 pub use facts::{
-    AxisOrPoints, BenchInfo, CatalogCaps, DiskInfo, Facts, MemorySeries, PoolInfo, Series,
-    SeriesSource, SizeCaps, SkuCaps, TargetId, TargetInfo, VmInfo,
+    AxisOrPoints, BenchInfo, CatalogCaps, DiskInfo, Facts, KnownRanks, MemorySeries, PoolInfo,
+    Series, SeriesSource, SizeCaps, SkuCaps, TargetId, TargetInfo, VmInfo,
 };
 
 use crate::ast::{BinaryOp, UnaryOp};
@@ -42,6 +42,7 @@ use crate::check::{
 use crate::types::{
     BenchField, CacheMode, DiskField, Field, PoolField, Role, Severity, TargetField, VmField,
 };
+pub use cache::metric_percentiles;
 pub(crate) use cache::repeated_calls;
 use cache::{SeriesCache, StoredSeries};
 pub use run::{Outcome, evaluate, evaluate_rule};
@@ -596,6 +597,11 @@ impl<'a> Evaluation<'a> {
             return s.clone();
         }
         let stored = self.load_series(t, m);
+        if let Some((_, vals)) = &stored
+            && let Some(known) = self.series.known_ranks(t, m)
+        {
+            self.cache.seed_ranks(vals, m.unit(), &known);
+        }
         if let Ok(mut cache) = self.cache.series.lock() {
             cache.insert((t, m), stored.clone());
         }

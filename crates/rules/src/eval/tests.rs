@@ -8,6 +8,7 @@ use crate::registry::{Origin, Registry, RuleFile};
 
 #[path = "../../tests/fixtures/mod.rs"]
 mod fixtures;
+mod known;
 mod sharing;
 
 /// A rule from its parts; `scope` is `vm`, `disk`, ...
