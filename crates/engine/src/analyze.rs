@@ -42,13 +42,13 @@ pub(crate) struct Settings<'a> {
 }
 
 /// Analyzes captures already read, timing its parts. `beside` is given the findings once
-/// the rules are done, and runs on a thread of its own while the charts are made; what it
-/// returns comes back with the analysis.
+/// the rules are done (and the summaries), and runs on a thread of its own while the
+/// charts are made; what it returns comes back with the analysis.
 pub(crate) fn run<R: Send>(
     captures: &[Capture],
     topology: Option<&Topology>,
     settings: &Settings<'_>,
-    beside: impl FnOnce(&[advisor_model::Finding]) -> R + Send,
+    beside: impl FnOnce(&[advisor_model::Finding], &[Vec<TargetStats>]) -> R + Send,
 ) -> (Analysis, Timings, R) {
     let mut timings = Timings::default();
     let only = settings.only;
@@ -86,12 +86,13 @@ pub(crate) fn run<R: Send>(
     warnings.extend(captures.iter().filter_map(coarse_interval));
     let findings = &outcome.findings;
     let (series, curves, targets, beside) = std::thread::scope(|s| {
-        let job = s.spawn(move || beside(findings));
+        let stats = &stats;
+        let job = s.spawn(move || beside(findings, stats));
         let t = Instant::now();
         let series = series::sampled(&bound, &source, settings.chart_points);
         let curves = curves(captures);
         timings.charts_s = t.elapsed().as_secs_f64();
-        let targets = target_summaries(captures, &stats, &bound);
+        let targets = target_summaries(captures, stats, &bound);
         let beside = job.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         (series, curves, targets, beside)
     });

@@ -443,11 +443,12 @@ impl Session {
             chart_points: self.chart_points,
             catalog: &self.caps,
         };
-        // The proposal is worked out beside the charts and summaries, once the rules have
+        // The proposal is worked out beside the charts, once the rules have
         // said whether any finding is about a cap.
-        let (mut analysis, timings, proposal) = analyze::run(captures, topology, &settings, |f| {
-            self.cap_recommendation(f, captures, topology)
-        });
+        let (mut analysis, timings, proposal) =
+            analyze::run(captures, topology, &settings, |f, stats| {
+                self.cap_recommendation(f, stats, captures, topology)
+            });
         if let Some(line) = proposal {
             for f in analysis.findings.iter_mut().filter(|f| f.episode_window.is_some()) {
                 f.recommendation = Some(line.clone());
@@ -462,6 +463,7 @@ impl Session {
     fn cap_recommendation(
         &self,
         findings: &[advisor_model::Finding],
+        stats: &[Vec<advisor_normalize::TargetStats>],
         captures: &[Capture],
         topology: Option<&Topology>,
     ) -> Option<String> {
@@ -470,7 +472,13 @@ impl Session {
             return None;
         }
         let topology = topology?;
-        let r = self.recommend_captures(captures, Some(topology), &RecommendOptions::default());
+        let r = crate::recommend::recommend_known(
+            captures,
+            stats,
+            Some(topology),
+            &self.catalog,
+            &RecommendOptions::default(),
+        );
         if r.current.vm.is_none() || r.vm.chosen.is_none() {
             return None;
         }

@@ -14,10 +14,10 @@ mod vm;
 
 use advisor_model::limits::{Cache, DiskKind, Role};
 use advisor_model::{
-    Configuration, ConfiguredDisk, CostBasis, Demand, DemandBasis, DiskAdvice, Metric,
+    Configuration, ConfiguredDisk, CostBasis, Demand, DemandBasis, DiskAdvice, Figure, Metric,
     RECOMMEND_SCHEMA, Recommendation, ToolInfo,
 };
-use advisor_normalize::Capture;
+use advisor_normalize::{Capture, TargetStats};
 use advisor_rules::eval::DiskInfo;
 use advisor_topology::{Catalog, Topology, fmt_num};
 
@@ -90,23 +90,61 @@ struct Measured {
 
 fn measure(
     captures: &[Capture],
+    stats: &[Vec<TargetStats>],
     names: &[(advisor_rules::eval::TargetId, String)],
     d: &DiskInfo,
     o: &RecommendOptions,
 ) -> Measured {
     let id = d.targets.first().copied();
     let get = |m: Metric| id.map(|id| series(captures, id, m)).unwrap_or_default();
+    // The analysis' summary of a metric of the disk's target, when it took one.
+    let known = |m: Metric| {
+        let id = id?;
+        let t = stats.get(id.capture)?.iter().find(|s| s.target == id.target)?;
+        t.metrics.iter().find(|(k, _)| *k == m).map(|(_, s)| s)
+    };
     // A median needs the values alone, in any order: no time stamps to pair them with.
     let mid = |m: Metric| {
         let c = id.and_then(|id| captures.get(id.capture).map(|c| (c, id.target)));
-        c.and_then(|(c, t)| median_of(c.values(t, m)))
+        let own = || c.and_then(|(c, t)| median_of(c.values(t, m)));
+        match known(m) {
+            Some(s) => {
+                debug_assert_eq!(own().map(f64::to_bits), Some(s.p50.to_bits()), "{m:?}");
+                Some(s.p50)
+            }
+            None => own(),
+        }
     };
-    let (all_iops, all_mbps) = (get(Metric::Iops), get(Metric::Mbps));
+    // A demand figure of all samples, from the summary when it took that percentile (the
+    // series' values are the column's scaled, an order-keeping product, so its rank and
+    // peak are the summary's scaled).
+    let demand = |m: Metric| {
+        let from_stats =
+            (o.interval_s.is_none_or(|iv| iv <= 0.0)).then(|| known(m)).flatten().and_then(|s| {
+                let scale = if m == Metric::Mbps { demand::MB_PER_MIB } else { 1.0 };
+                let (_, rank) =
+                    s.more.iter().find(|(p, _)| p.to_bits() == o.percentile.to_bits())?;
+                let (observed, peak) = (rank * scale, s.max * scale);
+                (peak.is_finite() && (s.min * scale).is_finite()).then_some(Figure {
+                    observed,
+                    peak,
+                    needed: observed * o.headroom,
+                })
+            });
+        match from_stats {
+            Some(f) => {
+                debug_assert_eq!(
+                    figure(&get(m), o.percentile, o.headroom, o.interval_s),
+                    Some(f),
+                    "{m:?}"
+                );
+                Some(f)
+            }
+            None => figure(&get(m), o.percentile, o.headroom, o.interval_s),
+        }
+    };
     let (reads_iops, writes_iops) = (get(Metric::ReadIops), get(Metric::WriteIops));
-    let total_demand = match (
-        figure(&all_iops, o.percentile, o.headroom, o.interval_s),
-        figure(&all_mbps, o.percentile, o.headroom, o.interval_s),
-    ) {
+    let total_demand = match (demand(Metric::Iops), demand(Metric::Mbps)) {
         (Some(iops), Some(mbps)) => Some(Demand { iops, mbps }),
         _ => None,
     };
@@ -239,7 +277,19 @@ pub(crate) fn recommend(
     catalog: &Catalog,
     o: &RecommendOptions,
 ) -> Recommendation {
-    let bound = crate::bind::bind(captures, topology, crate::BUSY_IOPS);
+    recommend_known(captures, &[], topology, catalog, o)
+}
+
+/// [`recommend`], with the captures' summaries when an analysis took them already (the
+/// busy test reads its p95 IOPS there).
+pub(crate) fn recommend_known(
+    captures: &[Capture],
+    stats: &[Vec<TargetStats>],
+    topology: Option<&Topology>,
+    catalog: &Catalog,
+    o: &RecommendOptions,
+) -> Recommendation {
+    let bound = crate::bind::bind_known(captures, topology, crate::BUSY_IOPS, stats);
     let names: Vec<_> = bound.facts.targets.iter().map(|t| (t.id, t.name.clone())).collect();
     let vm_info = bound.facts.vm.clone();
     let mut notes = Vec::new();
@@ -251,20 +301,18 @@ pub(crate) fn recommend(
         );
     }
     let premium_vm = vm_info.as_ref().is_none_or(|v| v.limits.premium_storage);
-    let measured: Vec<Measured> =
-        bound.facts.disks.iter().map(|d| measure(captures, &names, d, o)).collect();
+    // Disk by disk on every core: each is a few selections in a day of samples.
+    let disks = &bound.facts.disks;
+    let measured: Vec<Measured> = advisor_model::par::map_indexed(disks.len(), 8, |i| {
+        measure(captures, stats, &names, &disks[i], o)
+    });
 
     let mut advice = Vec::new();
-    // The VM's two budgets, summed disk by disk: (IOPS, MB/s).
-    let mut cached = (Sum::default(), Sum::default());
-    let mut uncached = (Sum::default(), Sum::default());
-    let count = |budget: &mut (Sum, Sum), m: &Measured, iops: Metric, mbps: Metric| {
-        let get = |metric| m.id.map(|id| series(captures, id, metric)).unwrap_or_default();
-        budget.0.add(&get(iops));
-        budget.1.add(&get(mbps));
-    };
+    // What counts against the VM's two budgets, disk by disk: (disk, IOPS, MB/s).
+    let mut cached: Vec<(usize, Metric, Metric)> = Vec::new();
+    let mut uncached: Vec<(usize, Metric, Metric)> = Vec::new();
     let mut data_disks = 0u32;
-    for m in &measured {
+    for (mi, m) in measured.iter().enumerate() {
         let l = &m.info.limits;
         let mut why = Vec::new();
         if let Some(d) = &m.total {
@@ -287,7 +335,7 @@ pub(crate) fn recommend(
                 "the temp disk is part of the VM size: its IO counts against the cached budget"
                     .to_owned(),
             );
-            count(&mut cached, m, Metric::Iops, Metric::Mbps);
+            cached.push((mi, Metric::Iops, Metric::Mbps));
             advice.push(DiskAdvice {
                 name: l.name.clone(),
                 role: l.role.name().to_owned(),
@@ -355,10 +403,10 @@ pub(crate) fn recommend(
         }
         why.push(format!("host caching {cache}: {cache_why}"));
         if cache.is_cached() {
-            count(&mut cached, m, Metric::Iops, Metric::Mbps);
-            count(&mut uncached, m, Metric::WriteIops, Metric::WriteMbps);
+            cached.push((mi, Metric::Iops, Metric::Mbps));
+            uncached.push((mi, Metric::WriteIops, Metric::WriteMbps));
         } else {
-            count(&mut uncached, m, Metric::Iops, Metric::Mbps);
+            uncached.push((mi, Metric::Iops, Metric::Mbps));
         }
         advice.push(DiskAdvice {
             name: l.name.clone(),
@@ -380,6 +428,21 @@ pub(crate) fn recommend(
         });
     }
 
+    // The four budget series (cached and uncached, IOPS and MB/s), each summed in the
+    // disks' order on a core of its own, a disk's series read when it is added.
+    let parts = [(&cached, true), (&cached, false), (&uncached, true), (&uncached, false)];
+    let mut sums = advisor_model::par::map_indexed(parts.len(), 4, |j| {
+        let (disks, iops) = parts[j];
+        let mut sum = Sum::default();
+        for &(mi, a, b) in disks {
+            let metric = if iops { a } else { b };
+            sum.add(&measured[mi].id.map(|id| series(captures, id, metric)).unwrap_or_default());
+        }
+        sum
+    })
+    .into_iter();
+    let mut next = || sums.next().unwrap_or_default();
+    let (cached, uncached) = ((next(), next()), (next(), next()));
     let budget = |(iops, mbps): (Sum, Sum)| -> Option<Demand> {
         if iops.is_empty() {
             return None;
