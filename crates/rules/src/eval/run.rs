@@ -28,10 +28,11 @@ pub struct Outcome {
 /// Evaluates every rule against `facts` and `series`, output sorted deterministically.
 ///
 /// Subject by subject, not rule by rule: the pairs of a rule and a subject are grouped by
-/// the capture targets the subject reads (a target, and a disk or benchmark matched to
-/// it, are one group), and each group is evaluated on its own with its own series cache,
-/// dropped when the group is done. So the series of one or two targets are held at a
-/// time, not those of every target for as long as some rule still reads them. The `vm`
+/// the capture targets the subject reads (a target, a disk or benchmark matched to it, and
+/// the other targets matched to that disk are one group: a PhysicalDisk, its LogicalDisk
+/// twin and their disk), and each group is evaluated on its own with its own series
+/// cache, dropped when the group is done. So the series of one or two targets are held at
+/// a time, not those of every target for as long as some rule still reads them. The `vm`
 /// rules, which read every disk, are one group, started first; within a group a metric's
 /// series are dropped once no later rule of the group reads it, and the pairs are
 /// ordered to hold few metrics at once ([`holding_order`]). The time axes are taken once
@@ -47,13 +48,25 @@ pub fn evaluate<'r>(
         rules.iter().map(|r| subjects(r.scope, facts)).collect();
     // The `vm` rules' subjects are one group, the first to start: each reads every disk,
     // so they share what they load (a group of its own each loaded every disk again).
+    // Subjects whose targets overlap are one group too: a disk matched to a PhysicalDisk
+    // and a LogicalDisk target, and each of those targets, read the same series.
+    let keys: Vec<Vec<Option<Option<Vec<TargetId>>>>> = subs
+        .iter()
+        .map(|s| s.iter().flatten().map(|sub| sub.map(|e| subject_targets(facts, e))).collect())
+        .collect();
+    let mut joined = Joined::default();
+    for key in keys.iter().flatten().flatten().flatten() {
+        for w in key.windows(2) {
+            joined.union(w[0], w[1]);
+        }
+    }
     let mut groups: Vec<Vec<(usize, usize)>> = vec![Vec::new()];
-    let mut by_targets: HashMap<Vec<TargetId>, usize> = HashMap::new();
-    for (r, s) in subs.iter().enumerate() {
-        for (j, sub) in s.iter().flatten().enumerate() {
-            let g = match sub.map(|e| subject_targets(facts, e)) {
+    let mut by_root: HashMap<TargetId, usize> = HashMap::new();
+    for (r, s) in keys.iter().enumerate() {
+        for (j, key) in s.iter().enumerate() {
+            let g = match key {
                 None => 0,
-                Some(Some(key)) => *by_targets.entry(key).or_insert_with(|| {
+                Some(Some(key)) => *by_root.entry(joined.root(key[0])).or_insert_with(|| {
                     groups.push(Vec::new());
                     groups.len() - 1
                 }),
@@ -143,6 +156,31 @@ pub fn evaluate<'r>(
     };
     crate::stories::link(&mut out.findings, explains, fits);
     out
+}
+
+/// Targets joined into sets (union-find): those that some subject reads together.
+#[derive(Default)]
+struct Joined {
+    parent: HashMap<TargetId, TargetId>,
+}
+
+impl Joined {
+    fn root(&self, mut t: TargetId) -> TargetId {
+        while let Some(&p) = self.parent.get(&t) {
+            if p == t {
+                break;
+            }
+            t = p;
+        }
+        t
+    }
+
+    fn union(&mut self, a: TargetId, b: TargetId) {
+        let (ra, rb) = (self.root(a), self.root(b));
+        if ra != rb {
+            self.parent.insert(rb, ra);
+        }
+    }
 }
 
 /// A group's pairs of rule and subject in the order that holds the fewest metrics' series

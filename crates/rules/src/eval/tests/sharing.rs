@@ -28,15 +28,20 @@ fn repeated_calls_are_worked_out_per_element() {
     assert!(r.repeated.len() >= 4, "{:?}", r.repeated);
 }
 
-// Subject by subject with a cache per group of targets gives what each rule evaluated on
-// its own gives: every finding (its texts, figures and episodes) and every reason a rule
-// was not evaluated, with the shipped rules over disks that fire some of them.
+// Subject by subject with a cache per group of targets (a disk with two targets is one
+// group with both) gives what each rule evaluated on its own gives: every finding (its
+// texts, figures and episodes) and every reason a rule was not evaluated, with the
+// shipped rules over disks that fire some of them.
 #[test]
 fn grouped_evaluation_is_rule_by_rule_evaluation() {
     let (mut c, e) = one_disk();
     let f = c.facts.add_target("3 F:", TargetKind::Disk);
     c.series.intervals.insert(f, 1.0);
-    c.facts.disks.push(p30_info("F:", (Cache::None, Role::Log), Some("Premium SSD"), vec![f]));
+    // F:'s volume as a second target (PerfMon's LogicalDisk beside its PhysicalDisk): the
+    // disk, its two targets and their rules are one group.
+    let f2 = c.facts.add_target("F:", TargetKind::Disk);
+    c.series.intervals.insert(f2, 1.0);
+    c.facts.disks.push(p30_info("F:", (Cache::None, Role::Log), Some("Premium SSD"), vec![f, f2]));
     // A disk no capture names: a group of its own.
     c.facts.disks.push(DiskInfo {
         limits: disk("G:", Cache::None, Role::Data, Some(500.0), Some(100.0)),
@@ -45,7 +50,9 @@ fn grouped_evaluation_is_rule_by_rule_evaluation() {
         targets: vec![],
     });
     let wave = |base: f64, i: usize| base * (1.0 + 0.3 * ((i % 17) as f64 / 17.0));
-    for (t, iops, kib, lat) in [(e, 4900.0, 8.0, 12.0), (f, 900.0, 256.0, 60.0)] {
+    for (t, iops, kib, lat) in
+        [(e, 4900.0, 8.0, 12.0), (f, 900.0, 256.0, 60.0), (f2, 880.0, 256.0, 55.0)]
+    {
         let s = |g: &dyn Fn(usize) -> f64| -> Series {
             (0..240).map(|i| (Some(i as i64 * 1000), g(i))).collect()
         };
