@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, Weak};
 use advisor_model::{Metric, Unit};
 
 use super::TargetId;
-use super::value::{Element, Times, Value};
+use super::value::{Element, TimeSeries, Times, Value};
 use crate::ast::Span;
 use crate::builtins::Builtin;
 use crate::check::{CheckedRule, Constant, Ref, TypedExpr, TypedExprKind, TypedPart};
@@ -32,6 +32,19 @@ pub(super) struct SeriesCache {
     axes: Arc<Axes>,
     /// The aggregates two or more of the group's rules write alike, worked out once.
     pub(super) shared: Shared,
+    /// The bands `plateau` gave ([`Self::plateau`]).
+    plateaus: Mutex<Vec<Plateau>>,
+}
+
+/// A band `plateau` gave: of which series (held weakly: the entry is dropped with it), on
+/// which busy flags (on the series' own time axis) and with how few busy samples allowed.
+struct Plateau {
+    of: Weak<Vec<f64>>,
+    times: Weak<Vec<Option<i64>>>,
+    interval: Option<u64>,
+    busy: Arc<Vec<bool>>,
+    min: usize,
+    band: TimeSeries<f64>,
 }
 
 /// The values of the aggregates that more than one rule of a group writes alike
@@ -151,11 +164,58 @@ impl SeriesCache {
     }
 
     /// Drops the series whose metric `keep` refuses: those the group's later rules do not
-    /// read (a reload would give the same values; this only bounds what a group holds).
+    /// read (a reload would give the same values; this only bounds what a group holds),
+    /// and the bands of series gone.
     pub(super) fn forget(&self, keep: impl Fn(Metric) -> bool) {
         if let Ok(mut series) = self.series.lock() {
             series.retain(|(_, m), _| keep(*m));
         }
+        if let Ok(mut bands) = self.plateaus.lock() {
+            bands.retain(|b| b.of.strong_count() > 0);
+        }
+    }
+
+    /// `plateau(x, busy, min)`'s band from `make`, taken once per group for a series and
+    /// busy flags alike: a rule that asks for the band of the series another rule of the
+    /// group banded, on busy flags equal to its (`topology-cap-mismatch` on an uncached
+    /// disk and `inferred-disk-cap` on its target), gets that band, and so the
+    /// percentiles taken of it. Only busy flags on `x`'s own time axis are compared; an
+    /// error is not kept (its text names the rule's own expressions).
+    pub(super) fn plateau<E>(
+        &self,
+        x: &TimeSeries<f64>,
+        busy: &TimeSeries<bool>,
+        min: usize,
+        make: impl FnOnce() -> Result<TimeSeries<f64>, E>,
+    ) -> Result<TimeSeries<f64>, E> {
+        if !Arc::ptr_eq(&x.times, &busy.times) {
+            return make();
+        }
+        let interval = x.interval.map(f64::to_bits);
+        let alike = |b: &Plateau| {
+            b.min == min
+                && b.interval == interval
+                && b.of.upgrade().is_some_and(|v| Arc::ptr_eq(&v, &x.vals))
+                && b.times.upgrade().is_some_and(|t| Arc::ptr_eq(&t, &x.times))
+                && (Arc::ptr_eq(&b.busy, &busy.vals) || b.busy == busy.vals)
+        };
+        if let Ok(bands) = self.plateaus.lock()
+            && let Some(b) = bands.iter().find(|b| alike(b))
+        {
+            return Ok(b.band.clone());
+        }
+        let band = make()?;
+        if let Ok(mut bands) = self.plateaus.lock() {
+            bands.push(Plateau {
+                of: Arc::downgrade(&x.vals),
+                times: Arc::downgrade(&x.times),
+                interval,
+                busy: Arc::clone(&busy.vals),
+                min,
+                band: band.clone(),
+            });
+        }
+        Ok(band)
     }
 
     /// The nearest-rank `p`th percentile of the finite values of `vals`
@@ -471,6 +531,47 @@ pub(super) fn rule_percentiles(rule: &CheckedRule, of: &Ref) -> Vec<f64> {
 mod tests {
     #![allow(clippy::float_cmp)]
     use super::*;
+
+    // A band is worked out once for one series on equal busy flags (the same flags or a
+    // copy of them), again on other flags, another minimum or another series, and an
+    // error is never kept; a band of a series gone is dropped at `forget`.
+    #[test]
+    fn a_band_is_worked_out_once_per_series_and_busy_flags() {
+        let cache = SeriesCache::default();
+        let times: Times = Arc::new((0..6).map(|i| Some(i * 1000)).collect());
+        let series = |v: Vec<f64>| TimeSeries {
+            times: Arc::clone(&times),
+            vals: Arc::new(v),
+            interval: Some(1.0),
+        };
+        let flags = |b: Vec<bool>| TimeSeries {
+            times: Arc::clone(&times),
+            vals: Arc::new(b),
+            interval: Some(1.0),
+        };
+        let x = series(vec![1.0, 5.0, 6.0, 6.0, 2.0, 6.0]);
+        let busy = flags(vec![false, true, true, true, false, true]);
+        let made = std::cell::Cell::new(0);
+        let make = |band: Vec<f64>| {
+            made.set(made.get() + 1);
+            Ok::<_, ()>(series(band))
+        };
+        let first = cache.plateau(&x, &busy, 3, || make(vec![5.0, 6.0, 6.0, 6.0]));
+        let again = cache.plateau(&x, &flags(busy.vals.to_vec()), 3, || make(vec![0.0]));
+        assert_eq!(made.get(), 1);
+        assert!(Arc::ptr_eq(&first.unwrap().vals, &again.unwrap().vals));
+        let other = flags(vec![true; 6]);
+        assert_eq!(cache.plateau(&x, &other, 3, || make(vec![1.0])).unwrap().vals[0], 1.0);
+        assert_eq!(cache.plateau(&x, &busy, 4, || make(vec![2.0])).unwrap().vals[0], 2.0);
+        let y = series(x.vals.to_vec());
+        assert_eq!(cache.plateau(&y, &busy, 3, || make(vec![3.0])).unwrap().vals[0], 3.0);
+        assert_eq!(made.get(), 4);
+        assert!(cache.plateau(&x, &other, 5, || Err(())).is_err());
+        assert_eq!(cache.plateau(&x, &other, 5, || make(vec![4.0])).unwrap().vals[0], 4.0);
+        drop(y);
+        cache.forget(|_| true);
+        assert_eq!(cache.plateaus.lock().map(|b| b.len()).unwrap_or(0), 4);
+    }
 
     // A percentile from the cache is the one `percentile` takes, whether taken alone,
     // with others, or known already; another series is not confused with a dropped one.

@@ -283,33 +283,11 @@ impl Evaluation<'_> {
                 if !matches!(busy, Value::Bools(_) | Value::Bool(_)) {
                     return missing(format!("plateau() of {}", busy.describe()));
                 }
-                let (times, vals, flags) = flagged(x, busy);
                 let min = min.max(0.0).round() as usize;
-                match band_floor(&vals, &flags, min) {
-                    Err(n) => {
-                        let secs = x.interval_s().map(|iv| format!(" ({:.0} s)", n as f64 * iv));
-                        missing(format!(
-                            "only {n} busy samples{} of `{}` where `{}`; {min} are needed to tell a held ceiling from a passing peak: capture longer while the workload runs",
-                            secs.unwrap_or_default(),
-                            arg(0),
-                            arg(1)
-                        ))
-                    }
-                    Ok(floor) => {
-                        // The band's samples (plateau_band's, without the positions in
-                        // between); the band is at most the busy samples.
-                        let vals = &vals[..vals.len().min(flags.len())];
-                        Ok(Value::Nums(match floor {
-                            Some((floor, busy)) => kept(x.interval_s(), &times, vals, busy, |i| {
-                                in_band(vals[i], flags[i], floor)
-                            }),
-                            None => TimeSeries {
-                                times: Arc::new(Vec::new()),
-                                vals: Arc::new(Vec::new()),
-                                interval: x.interval_s(),
-                            },
-                        }))
-                    }
+                let band = || self.band(x, busy, min, &arg(0), &arg(1));
+                match busy {
+                    Value::Bools(flags) => self.cache.plateau(x, flags, min, band).map(Value::Nums),
+                    _ => band().map(Value::Nums),
                 }
             }
             (
@@ -335,6 +313,45 @@ impl Evaluation<'_> {
                 b.spec().name,
                 v.iter().map(Value::describe).collect::<Vec<_>>().join(", ")
             )),
+        }
+    }
+}
+
+impl Evaluation<'_> {
+    /// The top band of `x` where `busy` holds (`plateau`'s value); `of` and `where_` are
+    /// the rule's own text of the two, for the reason when too few samples are busy.
+    fn band(
+        &self,
+        x: &TimeSeries<f64>,
+        busy: &Value,
+        min: usize,
+        of: &str,
+        where_: &str,
+    ) -> OrMissing<TimeSeries<f64>> {
+        let (times, vals, flags) = flagged(x, busy);
+        match band_floor(&vals, &flags, min) {
+            Err(n) => {
+                let secs = x.interval_s().map(|iv| format!(" ({:.0} s)", n as f64 * iv));
+                missing(format!(
+                    "only {n} busy samples{} of `{of}` where `{where_}`; {min} are needed to tell a held ceiling from a passing peak: capture longer while the workload runs",
+                    secs.unwrap_or_default(),
+                ))
+            }
+            // The band's samples (plateau_band's, without the positions in between); the
+            // band is at most the busy samples.
+            Ok(floor) => {
+                let vals = &vals[..vals.len().min(flags.len())];
+                Ok(match floor {
+                    Some((floor, busy)) => kept(x.interval_s(), &times, vals, busy, |i| {
+                        in_band(vals[i], flags[i], floor)
+                    }),
+                    None => TimeSeries {
+                        times: Arc::new(Vec::new()),
+                        vals: Arc::new(Vec::new()),
+                        interval: x.interval_s(),
+                    },
+                })
+            }
         }
     }
 }
