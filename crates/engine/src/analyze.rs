@@ -281,18 +281,10 @@ mod tests {
     // the rules read (the same count), so they are read, not skipped.
     #[test]
     fn rules_with_the_summaries_ranks_find_what_they_find_without() {
-        let root =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/scenarios");
-        let catalog = advisor_topology::Catalog::builtin().unwrap_or_else(|e| panic!("{e}"));
         let (registry, shipped) = advisor_rules::Registry::shipped();
         shipped.unwrap_or_else(|e| panic!("{e:?}"));
         for case in ["ds13v2-temp-disk-throttles-cached-p30", "ds15v2-cache-hits-and-uncached"] {
-            let dir = root.join(case);
-            let capture = advisor_normalize::read_path(&dir.join("capture.csv"))
-                .unwrap_or_else(|e| panic!("{case}: {e}"));
-            let topology = advisor_topology::Topology::load(&dir.join("topology.toml"), &catalog)
-                .unwrap_or_else(|e| panic!("{case}: {e}"));
-            let captures = [capture];
+            let (captures, topology) = crate::scenarios::read(case);
             let more = advisor_rules::eval::metric_percentiles(registry.rules());
             let stats: Vec<Vec<TargetStats>> =
                 captures.iter().map(|c| c.summary_with(&more)).collect();

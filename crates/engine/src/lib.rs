@@ -20,6 +20,8 @@ mod compare;
 mod inspect;
 mod platform;
 pub mod recommend;
+#[cfg(test)]
+mod scenarios;
 mod series;
 mod session;
 mod sources;

@@ -258,16 +258,8 @@ mod tests {
     // to the bit, on real PerfMon captures with cached, uncached and temp disks.
     #[test]
     fn budgets_from_the_columns_are_the_merges() {
-        let root =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/scenarios");
-        let catalog = advisor_topology::Catalog::builtin().unwrap_or_else(|e| panic!("{e}"));
         for case in ["ds13v2-temp-disk-throttles-cached-p30", "ds15v2-cache-hits-and-uncached"] {
-            let dir = root.join(case);
-            let capture = advisor_normalize::read_path(&dir.join("capture.csv"))
-                .unwrap_or_else(|e| panic!("{case}: {e}"));
-            let topology = advisor_topology::Topology::load(&dir.join("topology.toml"), &catalog)
-                .unwrap_or_else(|e| panic!("{case}: {e}"));
-            let captures = [capture];
+            let (captures, topology) = crate::scenarios::read(case);
             let bound = crate::bind::bind(&captures, Some(&topology), 50.0);
             let source = crate::capture_series::CaptureSeries::new(&captures);
             let members: Vec<&DiskInfo> = bound.facts.disks.iter().filter(|d| !d.temp).collect();
