@@ -284,7 +284,7 @@ mod tests {
         let (registry, shipped) = advisor_rules::Registry::shipped();
         shipped.unwrap_or_else(|e| panic!("{e:?}"));
         for case in ["ds13v2-temp-disk-throttles-cached-p30", "ds15v2-cache-hits-and-uncached"] {
-            let (captures, topology) = crate::scenarios::read(case);
+            let (captures, topology) = crate::tests::scenario(case);
             let more = advisor_rules::eval::metric_percentiles(registry.rules());
             let stats: Vec<Vec<TargetStats>> =
                 captures.iter().map(|c| c.summary_with(&more)).collect();

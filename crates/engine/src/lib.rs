@@ -20,8 +20,6 @@ mod compare;
 mod inspect;
 mod platform;
 pub mod recommend;
-#[cfg(test)]
-mod scenarios;
 mod series;
 mod session;
 mod sources;
@@ -56,3 +54,7 @@ pub mod catalog {
         fmt_opt,
     };
 }
+
+// Helpers of the crate's tests.
+#[cfg(test)]
+mod tests;

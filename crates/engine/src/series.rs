@@ -259,7 +259,7 @@ mod tests {
     #[test]
     fn budgets_from_the_columns_are_the_merges() {
         for case in ["ds13v2-temp-disk-throttles-cached-p30", "ds15v2-cache-hits-and-uncached"] {
-            let (captures, topology) = crate::scenarios::read(case);
+            let (captures, topology) = crate::tests::scenario(case);
             let bound = crate::bind::bind(&captures, Some(&topology), 50.0);
             let source = crate::capture_series::CaptureSeries::new(&captures);
             let members: Vec<&DiskInfo> = bound.facts.disks.iter().filter(|d| !d.temp).collect();

@@ -1,11 +1,12 @@
-//! For tests: the real scenarios under `fixtures/scenarios`, read as an analysis reads them.
+//! Helpers of the crate's tests: the real scenarios under `fixtures/scenarios`, read as an
+//! analysis reads them.
 #![allow(clippy::panic)]
 
 use advisor_normalize::Capture;
 use advisor_topology::Topology;
 
 /// The capture (`capture.csv`) and topology (`topology.toml`) of scenario `case`.
-pub(crate) fn read(case: &str) -> ([Capture; 1], Topology) {
+pub(crate) fn scenario(case: &str) -> ([Capture; 1], Topology) {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../fixtures/scenarios")
         .join(case);
