@@ -154,7 +154,13 @@ pub(super) struct Axes {
     known: Mutex<HashMap<usize, Vec<Times>>>,
     /// Each target's time axis ([`super::SeriesSource::axis`]), taken once.
     targets: Mutex<HashMap<TargetId, Option<Times>>>,
+    /// Where an axis breaks runs at an interval ([`super::value::gap_positions`]): the
+    /// axis (held weakly), the interval's bits, the positions.
+    gaps: Mutex<Vec<GapPositions>>,
 }
+
+/// An axis (held weakly), an interval's bits, and where the axis breaks runs at it.
+type GapPositions = (Weak<Vec<Option<i64>>>, u64, Option<Arc<Vec<usize>>>);
 
 impl SeriesCache {
     /// A cache for one group, with the evaluation's shared time axes and the aggregates
@@ -285,6 +291,27 @@ impl SeriesCache {
         if let Ok(mut ranks) = self.ranks.lock() {
             ranks.insert(Arc::as_ptr(vals) as usize, (Arc::downgrade(vals), taken));
         }
+    }
+
+    /// Where `times` breaks runs at `interval` ([`super::value::gap_positions`]), worked
+    /// out once per axis and interval for every group: `longest`, `runs` and `sustained`
+    /// read it for each condition on the axis.
+    pub(super) fn gap_positions(&self, times: &Times, interval: f64) -> Option<Arc<Vec<usize>>> {
+        let bits = interval.to_bits();
+        let same = |(axis, b, _): &GapPositions| {
+            *b == bits && axis.upgrade().is_some_and(|a| Arc::ptr_eq(&a, times))
+        };
+        if let Ok(known) = self.axes.gaps.lock()
+            && let Some((_, _, at)) = known.iter().find(|e| same(e))
+        {
+            return at.clone();
+        }
+        let at = super::value::gap_positions(times, interval).map(Arc::new);
+        if let Ok(mut known) = self.axes.gaps.lock() {
+            known.retain(|(axis, _, _)| axis.strong_count() > 0);
+            known.push((Arc::downgrade(times), bits, at.clone()));
+        }
+        at
     }
 
     /// `t`'s time axis, from `take` the first time it is asked for, as [`Self::axis`]

@@ -69,7 +69,10 @@ impl Evaluation<'_> {
                     let Some(iv) = s.interval_s() else {
                         return missing(self.no_interval(args));
                     };
-                    Ok(Value::Bool(value::longest_run_s(&s, iv) + 1e-9 >= dur))
+                    let breaks = self.cache.gap_positions(&s.times, iv);
+                    let longest =
+                        value::longest_run_s(&s, iv, breaks.as_deref().map(Vec::as_slice));
+                    Ok(Value::Bool(longest + 1e-9 >= dur))
                 }
                 v => missing(format!("sustained() of {}", v.describe())),
             },
@@ -116,11 +119,12 @@ impl Evaluation<'_> {
                     _ => return missing(format!("no samples in `{}`", self.src(&args[0]))),
                 };
                 let Some(iv) = s.interval_s() else { return missing(self.no_interval(args)) };
-                let runs = value::runs(&s, iv);
+                let breaks = self.cache.gap_positions(&s.times, iv);
+                let breaks = breaks.as_deref().map(Vec::as_slice);
                 Ok(match b {
-                    Builtin::Longest => Value::Num(value::longest_run_s(&s, iv)),
-                    Builtin::Runs => Value::Num(runs.len() as f64),
-                    _ => Value::Text(value::spans_text(&runs, iv)),
+                    Builtin::Longest => Value::Num(value::longest_run_s(&s, iv, breaks)),
+                    Builtin::Runs => Value::Num(value::runs(&s, iv, breaks).len() as f64),
+                    _ => Value::Text(value::spans_text(&value::runs(&s, iv, breaks), iv)),
                 })
             }
             (Builtin::During, Some(Value::Nums(x)), Some(Value::Bools(c)), _) => {

@@ -294,13 +294,26 @@ impl Gaps {
     }
 }
 
-/// The longest run of consecutive true samples, in seconds. A gap in the timestamps of
-/// more than 1.5 intervals breaks a run.
-pub(crate) fn longest_run_s(s: &TimeSeries<bool>, interval: f64) -> f64 {
+/// Where a time axis breaks runs: the positions whose step from the sample before is a
+/// gap (more than 1.5 intervals, [`Gaps`]), in order; `None` when a sample has no time
+/// (runs are then read a sample at a time). Worked out once per axis and interval
+/// (`SeriesCache::gap_positions`): on a regular capture it is empty, and cutting the
+/// stretches of true at gaps costs nothing per sample.
+pub(crate) fn gap_positions(times: &[Option<i64>], interval: f64) -> Option<Vec<usize>> {
+    if !times.iter().all(Option::is_some) {
+        return None;
+    }
     let gaps = Gaps::new(interval);
-    let best = match timed_pieces(s, &gaps) {
-        Some(pieces) => pieces.iter().map(|r| r.len()).max().unwrap_or(0),
-        None => longest_stepwise(s, &gaps),
+    let at = |k: usize| times[k].unwrap_or(0);
+    Some((1..times.len()).filter(|&k| gaps.breaks(at(k) - at(k - 1))).collect())
+}
+
+/// The longest run of consecutive true samples, in seconds. A gap in the timestamps of
+/// more than 1.5 intervals breaks a run. `breaks`: [`gap_positions`] of `s`'s axis.
+pub(crate) fn longest_run_s(s: &TimeSeries<bool>, interval: f64, breaks: Option<&[usize]>) -> f64 {
+    let best = match breaks {
+        Some(b) => timed_pieces(s, b).iter().map(|r| r.len()).max().unwrap_or(0),
+        None => longest_stepwise(s, &Gaps::new(interval)),
     };
     best as f64 * interval
 }
@@ -326,45 +339,42 @@ fn longest_stepwise(s: &TimeSeries<bool>, gaps: &Gaps) -> usize {
     best
 }
 
-/// When every sample has a time (a capture over time; the usual case), the positions of
-/// each run of true samples, unbroken by a gap: the stretches of true read 64 samples at
-/// a time ([`kept_runs`]), each cut where a step is a gap. `None` when a sample has no
-/// time ([`runs`] and [`longest_run_s`] then go a sample at a time).
-fn timed_pieces(s: &TimeSeries<bool>, gaps: &Gaps) -> Option<Vec<std::ops::Range<usize>>> {
+/// On an axis where every sample has a time (a capture over time; the usual case), the
+/// positions of each run of true samples, unbroken by a gap: the stretches of true read
+/// 64 samples at a time ([`kept_runs`]), each cut at the gap positions `breaks` inside it.
+fn timed_pieces(s: &TimeSeries<bool>, breaks: &[usize]) -> Vec<std::ops::Range<usize>> {
     let n = s.times.len().min(s.vals.len());
-    let times = &s.times[..n];
-    if !times.iter().all(Option::is_some) {
-        return None;
-    }
-    let at = |k: usize| times[k].unwrap_or(0);
     let mut pieces = Vec::new();
     kept_runs(
         n,
         |i| s.vals[i],
         |r| {
             let mut start = r.start;
-            for k in r.start + 1..r.end {
-                if gaps.breaks(at(k) - at(k - 1)) {
-                    pieces.push(start..k);
-                    start = k;
-                }
+            let from = breaks.partition_point(|&k| k <= r.start);
+            for &k in breaks[from..].iter().take_while(|&&k| k < r.end) {
+                pieces.push(start..k);
+                start = k;
             }
             pieces.push(start..r.end);
         },
     );
-    Some(pieces)
+    pieces
 }
 
 /// The runs of consecutive true samples, as (first, last) time stamps in ms; a gap of more
-/// than 1.5 intervals breaks a run. Samples without a time are skipped.
-pub(crate) fn runs(s: &TimeSeries<bool>, interval: f64) -> Vec<(i64, i64)> {
-    let gaps = Gaps::new(interval);
-    match timed_pieces(s, &gaps) {
-        Some(pieces) => pieces
+/// than 1.5 intervals breaks a run. Samples without a time are skipped. `breaks`:
+/// [`gap_positions`] of `s`'s axis.
+pub(crate) fn runs(
+    s: &TimeSeries<bool>,
+    interval: f64,
+    breaks: Option<&[usize]>,
+) -> Vec<(i64, i64)> {
+    match breaks {
+        Some(b) => timed_pieces(s, b)
             .into_iter()
             .map(|r| (s.times[r.start].unwrap_or(0), s.times[r.end - 1].unwrap_or(0)))
             .collect(),
-        None => runs_stepwise(s, &gaps),
+        None => runs_stepwise(s, &Gaps::new(interval)),
     }
 }
 
@@ -542,12 +552,20 @@ mod tests {
             let vals: Vec<bool> = samples.iter().map(|(_, b)| *b).collect();
             let s = TimeSeries::new(Arc::new(times), vals, Some(interval));
             let gaps = Gaps::new(interval);
-            proptest::prop_assert!(timed_pieces(&s, &gaps).is_some());
-            proptest::prop_assert_eq!(runs(&s, interval), runs_stepwise(&s, &gaps));
+            let breaks = gap_positions(&s.times, interval);
+            proptest::prop_assert!(breaks.is_some());
+            let breaks = breaks.as_deref();
+            proptest::prop_assert_eq!(runs(&s, interval, breaks), runs_stepwise(&s, &gaps));
             proptest::prop_assert_eq!(
-                longest_run_s(&s, interval).to_bits(),
+                longest_run_s(&s, interval, breaks).to_bits(),
                 (longest_stepwise(&s, &gaps) as f64 * interval).to_bits()
             );
+            // A sample without a time: no gap positions, and the runs go a sample at a time.
+            let mut untimed = s.times.to_vec();
+            if let Some(t) = untimed.first_mut() {
+                *t = None;
+                proptest::prop_assert!(gap_positions(&untimed, interval).is_none());
+            }
         }
 
         // The stretches are exactly the kept positions, each as long as it goes (never
@@ -577,7 +595,7 @@ mod tests {
             vec![true, true, false, true, false, false, true, true, true, false, true],
             Some(60.0),
         );
-        let r = runs(&b, 60.0);
+        let r = runs(&b, 60.0, gap_positions(&b.times, 60.0).as_deref());
         assert_eq!(r.len(), 4);
         assert_eq!(r[2], (t0 + 6 * min, t0 + 8 * min));
         assert_eq!(
@@ -619,7 +637,10 @@ mod tests {
             vec![true, true, false, true, true, true, true],
             Some(1.0),
         );
-        assert!((longest_run_s(&b, 1.0) - 3.0).abs() < 1e-9);
+        let breaks = gap_positions(&b.times, 1.0);
+        assert_eq!(breaks.as_deref(), Some(&[6][..]), "the step 5000 -> 9000 is a gap");
+        assert!((longest_run_s(&b, 1.0, breaks.as_deref()) - 3.0).abs() < 1e-9);
+        assert_eq!(runs(&b, 1.0, breaks.as_deref()), vec![(0, 1000), (3000, 5000), (9000, 9000)]);
     }
 
     #[test]
