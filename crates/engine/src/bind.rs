@@ -4,7 +4,7 @@
 
 use advisor_model::limits::{BurstModel, Cache, DiskLimits, FigureOrigin, Role};
 use advisor_model::{Metric, TargetKind};
-use advisor_normalize::{Capture, TargetStats};
+use advisor_normalize::{Capture, TargetStats, metric_stats};
 use advisor_rules::eval::{
     BenchInfo, DiskInfo, Facts, PoolInfo, TargetId, TargetInfo, VmInfo, percentile_of,
 };
@@ -95,15 +95,9 @@ fn busy_targets(captures: &[Capture], busy_iops: f64, stats: &[Vec<TargetStats>]
         .collect();
     advisor_model::par::map_indexed(all.len(), 8, |i| {
         let (ci, c, ti) = all[i];
-        let known = stats.get(ci).map(|st| {
-            st.iter()
-                .find(|s| s.target == ti)
-                .and_then(|s| s.metrics.iter().find(|(m, _)| *m == Metric::Iops))
-                .and_then(|(_, s)| {
-                    s.more.iter().find(|(p, _)| p.to_bits() == BUSY_PERCENTILE.to_bits())
-                })
-                .map(|(_, x)| *x)
-        });
+        let known = stats
+            .get(ci)
+            .map(|st| metric_stats(st, ti, Metric::Iops).and_then(|s| s.rank(BUSY_PERCENTILE)));
         let p95 = match known {
             Some(Some(x)) => {
                 debug_assert_eq!(

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use advisor_model::{Direction, Metric, Reduced};
-use advisor_normalize::{Capture, TargetStats};
+use advisor_normalize::{Capture, TargetStats, metric_stats};
 use advisor_rules::eval::{AxisOrPoints, KnownRanks, Series, SeriesSource, TargetId};
 
 /// The captures as the rules' [`SeriesSource`]; a [`TargetId`]'s `capture` indexes them.
@@ -77,8 +77,7 @@ impl SeriesSource for CaptureSeries<'_> {
     }
     /// The summary's percentiles of the metric (its three and those it was asked for).
     fn known_ranks(&self, target: TargetId, metric: Metric) -> Option<KnownRanks> {
-        let stats = self.1.get(target.capture)?.iter().find(|s| s.target == target.target)?;
-        let (_, s) = stats.metrics.iter().find(|(m, _)| *m == metric)?;
+        let s = metric_stats(self.1.get(target.capture)?, target.target, metric)?;
         let mut ranks = vec![(50.0, s.p50), (90.0, s.p90), (99.0, s.p99)];
         ranks.extend(s.more.iter().copied());
         Some(KnownRanks { count: s.count, min: s.min, max: s.max, ranks })

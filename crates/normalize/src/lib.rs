@@ -20,6 +20,6 @@ pub use advisor_ingest::perfmon::counters::names as counter_names;
 pub use advisor_ingest::{ErrorKind, IngestError};
 pub use capture::{Capture, read_bytes, read_path};
 pub use series::AxisOrPoints;
-pub use summary::{Stats, TargetStats};
+pub use summary::{Stats, TargetStats, metric_stats};
 
 pub use polars::prelude::DataFrame;

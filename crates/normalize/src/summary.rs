@@ -51,6 +51,21 @@ impl Stats {
     }
 }
 
+impl Stats {
+    /// The nearest-rank `p`th percentile, when this summary took it (its three, or one of
+    /// [`Stats::more`]).
+    pub fn rank(&self, p: f64) -> Option<f64> {
+        let own = [(50.0, self.p50), (90.0, self.p90), (99.0, self.p99)];
+        own.iter().chain(&self.more).find(|(q, _)| q.to_bits() == p.to_bits()).map(|(_, x)| *x)
+    }
+}
+
+/// The stats of `metric` of target `target` among a capture's [`Capture::summary`].
+pub fn metric_stats(all: &[TargetStats], target: u32, metric: Metric) -> Option<&Stats> {
+    let t = all.iter().find(|s| s.target == target)?;
+    t.metrics.iter().find(|(m, _)| *m == metric).map(|(_, s)| s)
+}
+
 /// The smallest and largest value in [`f64::total_cmp`]'s order (-0 below +0), in one
 /// branch-free pass over integer keys that keep that order.
 fn extremes(v: &[f64]) -> Option<(f64, f64)> {

@@ -17,7 +17,7 @@ use advisor_model::{
     Configuration, ConfiguredDisk, CostBasis, Demand, DemandBasis, DiskAdvice, Figure, Metric,
     RECOMMEND_SCHEMA, Recommendation, ToolInfo,
 };
-use advisor_normalize::{Capture, TargetStats};
+use advisor_normalize::{Capture, TargetStats, metric_stats};
 use advisor_rules::eval::DiskInfo;
 use advisor_topology::{Catalog, Topology, fmt_num};
 
@@ -98,11 +98,7 @@ fn measure(
     let id = d.targets.first().copied();
     let get = |m: Metric| id.map(|id| series(captures, id, m)).unwrap_or_default();
     // The analysis' summary of a metric of the disk's target, when it took one.
-    let known = |m: Metric| {
-        let id = id?;
-        let t = stats.get(id.capture)?.iter().find(|s| s.target == id.target)?;
-        t.metrics.iter().find(|(k, _)| *k == m).map(|(_, s)| s)
-    };
+    let known = |m: Metric| id.and_then(|id| metric_stats(stats.get(id.capture)?, id.target, m));
     // A median needs the values alone, in any order: no time stamps to pair them with.
     let mid = |m: Metric| {
         let c = id.and_then(|id| captures.get(id.capture).map(|c| (c, id.target)));
@@ -122,8 +118,7 @@ fn measure(
         let from_stats =
             (o.interval_s.is_none_or(|iv| iv <= 0.0)).then(|| known(m)).flatten().and_then(|s| {
                 let scale = if m == Metric::Mbps { demand::MB_PER_MIB } else { 1.0 };
-                let (_, rank) =
-                    s.more.iter().find(|(p, _)| p.to_bits() == o.percentile.to_bits())?;
+                let rank = s.rank(o.percentile)?;
                 let (observed, peak) = (rank * scale, s.max * scale);
                 (peak.is_finite() && (s.min * scale).is_finite()).then_some(Figure {
                     observed,

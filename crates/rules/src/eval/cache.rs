@@ -498,6 +498,14 @@ pub(super) fn rule_metrics(rule: &CheckedRule) -> Vec<Metric> {
     out
 }
 
+/// The P of a percentile call with a constant one (`p95(x)`, `pct(x, 99.9)`).
+fn constant_percentile(b: Builtin, args: &[TypedExpr]) -> Option<f64> {
+    match (b, args.get(1).map(|a| &a.kind)) {
+        (Builtin::Pct, Some(TypedExprKind::Number(p))) => Some(*p),
+        _ => b.percentile(),
+    }
+}
+
 /// By metric, the percentiles with a constant P that `rules` take of a metric itself
 /// (`p95(iops)`, `pct(latency_ms, 99.9)`, whoever's metric it is): what a source's
 /// [`super::SeriesSource::known_ranks`] is worth having taken.
@@ -510,10 +518,7 @@ pub fn metric_percentiles<'r>(
             if let TypedExprKind::Call(b, args) = &e.kind
                 && let Some(arg) = args.first()
                 && let TypedExprKind::Ref(Ref::Metric { metric, .. }) = &arg.kind
-                && let Some(p) = match (b, args.get(1).map(|a| &a.kind)) {
-                    (Builtin::Pct, Some(TypedExprKind::Number(p))) => Some(*p),
-                    _ => b.percentile(),
-                }
+                && let Some(p) = constant_percentile(*b, args)
             {
                 let i = match out.iter().position(|(m, _)| m == metric) {
                     Some(i) => i,
@@ -539,16 +544,10 @@ pub(super) fn rule_percentiles(rule: &CheckedRule, of: &Ref) -> Vec<f64> {
         if let TypedExprKind::Call(b, args) = &e.kind
             && let Some(arg) = args.first()
             && arg.kind == TypedExprKind::Ref(*of)
+            && let Some(p) = constant_percentile(*b, args)
+            && !out.iter().any(|q| q.to_bits() == p.to_bits())
         {
-            let p = match (b, args.get(1).map(|a| &a.kind)) {
-                (Builtin::Pct, Some(TypedExprKind::Number(p))) => Some(*p),
-                _ => b.percentile(),
-            };
-            if let Some(p) = p
-                && !out.iter().any(|q| q.to_bits() == p.to_bits())
-            {
-                out.push(p);
-            }
+            out.push(p);
         }
     });
     out
