@@ -137,10 +137,34 @@ fn derived<C: Columns>(cols: &C, m: Metric, benchmark: bool) -> Option<Float64Ch
         },
         ReadIoKib => size(ReadMbps, ReadIops),
         WriteIoKib => size(WriteMbps, WriteIops),
+        // From the directions in one pass when both totals would be their sums here (the
+        // usual case: a capture states reads and writes), rather than working the two
+        // totals out first: the same operations in the same order, and a total that is
+        // not finite leaves the row missing as it would the total's own row.
+        IoKib if summed(cols, Mbps) && summed(cols, Iops) => {
+            let [rb, wb, rn, wn] = [ReadMbps, WriteMbps, ReadIops, WriteIops].map(col);
+            Some(rows([&*rb?, &*wb?, &*rn?, &*wn?], |[rb, wb, rn, wn]| {
+                let (b, n) = (rb + wb, rn + wn);
+                if b.is_finite() & n.is_finite() { (b * 1024.0) / n } else { f64::NAN }
+            }))
+        }
         IoKib => size(Mbps, Iops),
+        ReadPct if summed(cols, Iops) => {
+            let (r, w) = (col(ReadIops)?, col(WriteIops)?);
+            Some(rows([&*r, &*w], |[r, w]| {
+                let t = r + w;
+                if t.is_finite() { (r * 100.0) / t } else { f64::NAN }
+            }))
+        }
         ReadPct => Some(rows([&*col(ReadIops)?, &*col(Iops)?], |[r, t]| (r * 100.0) / t)),
         _ => None,
     }
+}
+
+/// Whether `total` (IOPS or MB/s) would be worked out here as the sum of its directions:
+/// the capture does not state it and it was not worked out already.
+fn summed<C: Columns>(cols: &C, total: Metric) -> bool {
+    !cols.capture_states(total) && cols.known(total).is_none()
 }
 
 /// Rows [`rows`] works out before checking them.
@@ -268,6 +292,8 @@ mod tests {
             2 => Just(None),
             2 => Just(Some(0.0)),
             1 => Just(Some(f64::NAN)),
+            // Absurd: two of them overflow a total to infinity.
+            1 => Just(Some(f64::MAX)),
             6 => (0u32..100_000).prop_map(|v| Some(f64::from(v) / 8.0)),
         ]
     }
@@ -287,6 +313,41 @@ mod tests {
 
     fn bits(c: Option<&Float64Chunked>, rows: usize) -> Vec<Option<u64>> {
         c.map_or_else(|| vec![None; rows], |c| c.iter().map(|v| v.map(f64::to_bits)).collect())
+    }
+
+    // IO size and read share worked out from the directions in one pass leave a row
+    // missing where a total would not be finite, as working the totals out first does:
+    // infinite IOPS give no size (not 0 KiB) and no share.
+    #[test]
+    fn a_total_that_overflows_leaves_its_rows_missing() {
+        use Metric::*;
+        let mut t = Table::default();
+        let rows: [[f64; 4]; 3] = [
+            [f64::MAX, f64::MAX, 1.0, 1.0],
+            [3.0, 1.0, 0.25, 0.25],
+            [f64::MAX, 1.0, f64::MAX, 1.0],
+        ];
+        for (r, [ri, wi, rb, wb]) in rows.iter().enumerate() {
+            let values = [(ReadIops, *ri), (WriteIops, *wi), (ReadMbps, *rb), (WriteMbps, *wb)];
+            t.push_row(0, Some(1000 * r as i64), &values);
+        }
+        let frame = crate::frame::from_table(&t).unwrap_or_else(|e| panic!("{e}"));
+        let (frame, index) =
+            crate::build::stacked(frame, 1, false).unwrap_or_else(|e| panic!("{e}"));
+        let index = index.unwrap_or_else(|| panic!("one run"));
+        let part = index.part(&frame, 0).unwrap_or_else(|| panic!("part"));
+        let all = part.columns();
+        for (m, want) in [
+            (IoKib, [None, Some(0.5 * 1024.0 / 4.0), None]),
+            // The third row's read share overflows on its own (x 100).
+            (ReadPct, [None, Some(75.0), None]),
+        ] {
+            let got: Vec<Option<f64>> = part.metric(m).map(|c| c.iter().collect()).unwrap();
+            assert_eq!(got, want, "{}", m.name());
+            let among: Vec<Option<f64>> =
+                all.iter().find(|(c, _)| *c == m).map(|(_, c)| c.iter().collect()).unwrap();
+            assert_eq!(among, want, "{} among all", m.name());
+        }
     }
 
     proptest! {
@@ -316,7 +377,16 @@ mod tests {
             for (i, (_, rows)) in targets.iter().enumerate() {
                 let part = index.part(&frame, i as u32).unwrap_or_else(|| panic!("part {i}"));
                 let mask = target.equal(i as u32);
+                // Every column at once takes the totals as worked out for their own
+                // entries (IO size, read share); one at a time, from the directions.
+                let all = part.columns();
                 for m in Metric::ALL {
+                    let one = all.iter().find(|(c, _)| c == m).map(|(_, c)| c.as_ref());
+                    prop_assert_eq!(
+                        bits(part.metric(*m).as_deref(), rows.len()),
+                        bits(one, rows.len()),
+                        "target {} {} alone and among all", i, m.name()
+                    );
                     let want = whole
                         .column(m.name())
                         .ok()
