@@ -261,8 +261,56 @@ fn noisy_capture() -> impl Strategy<Value = (Vec<f64>, Vec<f64>)> {
     })
 }
 
+/// The band by its definition: the busy finite samples at or above half their 99th
+/// percentile (nearest rank), in time order.
+fn band_of(vals: &[f64], busy: impl Fn(f64) -> bool) -> Vec<f64> {
+    let mut sorted: Vec<f64> = vals.iter().copied().filter(|v| busy(*v)).collect();
+    sorted.sort_by(f64::total_cmp);
+    let Some(p99) = advisor_model::nearest_rank(&sorted, 99.0) else { return Vec::new() };
+    vals.iter().copied().filter(|v| busy(*v) && *v >= p99 * 0.5).collect()
+}
+
+/// A band's p50, p99, extremes and length, as a rule prints them.
+fn band_evidence(band: &[f64]) -> String {
+    let mut sorted = band.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let p = |q: f64| advisor_model::nearest_rank(&sorted, q).unwrap_or(f64::NAN);
+    format!(
+        "{:.3} {:.3} {:.3} {:.3} {}",
+        p(50.0),
+        p(99.0),
+        sorted[0],
+        sorted[sorted.len() - 1],
+        band.len()
+    )
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// A series busy throughout (every sample at or above the floor: the band is the series
+    /// itself; or some below half the top: the band is collected) and one with idle
+    /// samples (the busy ones collected first) give the band its definition gives.
+    #[test]
+    fn a_band_is_its_definitions_busy_throughout_or_not(
+        vals in proptest::collection::vec(
+            prop_oneof![(0u32..9000).prop_map(|v| f64::from(v) / 8.0), (8000u32..8800).prop_map(|v| f64::from(v) / 8.0)],
+            1..90,
+        ),
+    ) {
+        for floor in [0.0, 50.0] {
+            let body = format!("let top = plateau(iops, iops >= {floor} iops, 1)\nwhen duration(top >= 0 iops) > 0 s");
+            let r = rule("target", &body, "{p50(top):.3} {p99(top):.3} {min(top):.3} {max(top):.3} {duration(top >= 0 iops):.0}");
+            let (c, _) = capture(&vals, &vec![1.0; vals.len()]);
+            let o = run(&r, &c);
+            let want = band_of(&vals, |v| v >= floor);
+            if want.is_empty() {
+                prop_assert!(o.findings.is_empty(), "{:#?}", o);
+            } else {
+                prop_assert_eq!(&only(&o).evidence, &band_evidence(&want), "busy from {}", floor);
+            }
+        }
+    }
 
     /// Scaling the IOPS (and the queue with them, so the queueing is the same) scales the
     /// inferred ceiling and its top by the same factor.

@@ -177,7 +177,12 @@ impl SeriesCache {
             series.retain(|(_, m), _| keep(*m));
         }
         if let Ok(mut bands) = self.plateaus.lock() {
-            bands.retain(|b| b.of.strong_count() > 0);
+            // A band that is its whole series holds the series itself: held by more
+            // than that band alone.
+            bands.retain(|b| {
+                let own = std::ptr::eq(Arc::as_ptr(&b.band.vals), b.of.as_ptr());
+                b.of.strong_count() > usize::from(own)
+            });
         }
     }
 
@@ -596,7 +601,19 @@ mod tests {
         assert_eq!(cache.plateau(&x, &other, 5, || make(vec![4.0])).unwrap().vals[0], 4.0);
         drop(y);
         cache.forget(|_| true);
-        assert_eq!(cache.plateaus.lock().map(|b| b.len()).unwrap_or(0), 4);
+        let bands = || cache.plateaus.lock().map(|b| b.len()).unwrap_or(0);
+        assert_eq!(bands(), 4);
+        // A band that is its whole series holds the series itself: kept while the series
+        // is held elsewhere, dropped with it all the same.
+        let z = series(vec![6.0; 6]);
+        let whole = cache.plateau(&z, &other, 3, || Ok::<_, ()>(z.clone())).unwrap();
+        assert!(Arc::ptr_eq(&whole.vals, &z.vals));
+        drop(whole);
+        cache.forget(|_| true);
+        assert_eq!(bands(), 5);
+        drop(z);
+        cache.forget(|_| true);
+        assert_eq!(bands(), 4);
     }
 
     // A percentile from the cache is the one `percentile` takes, whether taken alone,

@@ -329,6 +329,30 @@ impl Evaluation<'_> {
         where_: &str,
     ) -> OrMissing<TimeSeries<f64>> {
         let (times, vals, flags) = flagged(x, busy);
+        // Every sample busy (a disk under load the whole capture): the busy samples are
+        // the series, so their 99th percentile is the series' own, known from the
+        // summaries or taken once for every rule that asks; and when every sample
+        // reaches the floor the band is the series itself, whose percentiles are known
+        // too. The same band as below, without copying or selecting.
+        let n = x.len();
+        if n >= min.max(1)
+            && Arc::ptr_eq(&times, &x.times)
+            && vals.len() == n
+            && flags.len() == n
+            && flags.iter().fold(true, |all, b| all & *b)
+            && advisor_model::all_finite(&vals)
+            && let Some(p99) = self.cache.percentile(&x.vals, 99.0, Vec::new)
+        {
+            let floor = p99 * TOP_BAND;
+            if vals.iter().fold(true, |all, v| all & (*v >= floor)) {
+                return Ok(TimeSeries {
+                    times: Arc::clone(&x.times),
+                    vals: Arc::clone(&x.vals),
+                    interval: x.interval_s(),
+                });
+            }
+            return Ok(kept(x.interval_s(), &times, &vals, n, |i| vals[i] >= floor));
+        }
         match band_floor(&vals, &flags, min) {
             Err(n) => {
                 let secs = x.interval_s().map(|iv| format!(" ({:.0} s)", n as f64 * iv));
