@@ -22,6 +22,17 @@ impl<'a> CaptureSeries<'a> {
     fn capture(&self, id: TargetId) -> Option<&Capture> {
         self.0.get(id.capture)
     }
+
+    /// [`SeriesSource::axis_is`] with each stamp of the capture's moved by `shift` ms
+    /// (its clock's offset from Azure Monitor's, [`crate::platform`]).
+    pub(crate) fn axis_is_shifted(
+        &self,
+        target: TargetId,
+        times: &[Option<i64>],
+        shift: i64,
+    ) -> bool {
+        self.capture(target).is_some_and(|c| c.axis_is(target.target, times, shift))
+    }
 }
 
 impl SeriesSource for CaptureSeries<'_> {
@@ -44,6 +55,9 @@ impl SeriesSource for CaptureSeries<'_> {
     }
     fn axis(&self, target: TargetId) -> Option<Vec<Option<i64>>> {
         self.capture(target)?.axis(target.target)
+    }
+    fn axis_is(&self, target: TargetId, times: &[Option<i64>]) -> bool {
+        self.axis_is_shifted(target, times, 0)
     }
     fn reduced(&self, target: TargetId, metric: Metric, n: usize) -> Option<Reduced> {
         let r = self.capture(target)?.reduced(target.target, metric, n);

@@ -278,6 +278,9 @@ impl SeriesSource for PlatformSeries<'_> {
         }
         Some(times)
     }
+    fn axis_is(&self, target: TargetId, times: &[Option<i64>]) -> bool {
+        self.captures.axis_is_shifted(target, times, self.shift(target))
+    }
     fn axis_or_points(&self, target: TargetId, metric: Metric) -> Option<AxisOrPoints> {
         // A derived series has its own time stamps.
         if self.platform.derived.contains_key(&(target, metric)) {

@@ -324,6 +324,7 @@ impl SeriesCache {
     pub(super) fn target_axis(
         &self,
         t: TargetId,
+        is: impl Fn(&[Option<i64>]) -> bool,
         take: impl FnOnce() -> Option<Vec<Option<i64>>>,
     ) -> Option<Times> {
         if let Ok(axes) = self.axes.targets.lock()
@@ -331,7 +332,18 @@ impl SeriesCache {
         {
             return a.clone();
         }
-        let a = take().map(|times| self.axis(t.capture, times));
+        // An axis of the capture seen already that the target's is (the first, as
+        // [`Self::axis`] finds it) is shared without taking the target's.
+        let seen: Vec<Times> = self
+            .axes
+            .known
+            .lock()
+            .map(|k| k.get(&t.capture).cloned().unwrap_or_default())
+            .unwrap_or_default();
+        let a = match seen.into_iter().find(|a| is(a)) {
+            Some(a) => Some(a),
+            None => take().map(|times| self.axis(t.capture, times)),
+        };
         if let Ok(mut axes) = self.axes.targets.lock() {
             axes.insert(t, a.clone());
         }

@@ -179,6 +179,13 @@ pub trait SeriesSource: Sync {
     fn axis(&self, _target: TargetId) -> Option<Vec<Option<i64>>> {
         None
     }
+    /// Whether [`SeriesSource::axis`] of `target` is exactly `times`: told without taking
+    /// the axis, so a consumer that keeps the axes it has seen shares one (the targets of
+    /// one capture are usually sampled alike) without building another. By default the
+    /// axis is taken and compared.
+    fn axis_is(&self, target: TargetId, times: &[Option<i64>]) -> bool {
+        self.axis(target).is_some_and(|a| a == times)
+    }
     /// A metric's values at every time stamp of [`SeriesSource::axis`] (`Ok`) when it has
     /// a finite value at each: `series_columns` without the time stamps, which a consumer
     /// takes once per target. Else its points as `series_columns` gives them (`Err`), so a

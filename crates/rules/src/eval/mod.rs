@@ -613,7 +613,8 @@ impl<'a> Evaluation<'a> {
         let points = match self.series.axis_or_points(t, m)? {
             // On the target's axis (the usual case): its time stamps are taken once.
             Ok(mut vals) => {
-                if let Some(times) = self.cache.target_axis(t, || self.series.axis(t))
+                if let Some(times) =
+                    self.cache.target_axis(t, |a| self.series.axis_is(t, a), || self.series.axis(t))
                     && times.len() == vals.len()
                 {
                     to_stored_all(m.unit(), &mut vals);
