@@ -81,14 +81,19 @@ fn lt_order(a: &f64, b: &f64) -> std::cmp::Ordering {
 
 /// Whether any value is NaN, branch-free within blocks of 256 (as [`all_finite`]).
 fn any_nan(values: &[f64]) -> bool {
-    values.chunks(256).any(|c| c.iter().fold(false, |nan, x| nan | x.is_nan()))
+    !all_of(values, |x| !x.is_nan())
 }
 
-/// Whether every value is finite: branch-free within blocks of 256, so it vectorises (a
-/// short-circuit `all` tests and branches value by value, at twice the time or more over
-/// a day of samples), and stops after the first block holding one that is not.
+/// Whether every value is finite ([`all_of`]).
 pub fn all_finite(values: &[f64]) -> bool {
-    values.chunks(256).all(|c| c.iter().fold(true, |ok, x| ok & x.is_finite()))
+    all_of(values, f64::is_finite)
+}
+
+/// Whether `holds` is true of every value: branch-free within blocks of 256, so it
+/// vectorises (a short-circuit `all` tests and branches value by value, at twice the time
+/// or more over a day of samples), and stops after the first block holding one it is not.
+pub fn all_of<T: Copy>(values: &[T], holds: impl Fn(T) -> bool) -> bool {
+    values.chunks(256).all(|c| c.iter().fold(true, |ok, x| ok & holds(*x)))
 }
 
 #[cfg(test)]

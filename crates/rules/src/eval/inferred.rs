@@ -339,12 +339,12 @@ impl Evaluation<'_> {
             && Arc::ptr_eq(&times, &x.times)
             && vals.len() == n
             && flags.len() == n
-            && flags.chunks(256).all(|c| c.iter().fold(true, |all, b| all & *b))
+            && advisor_model::all_of(&flags, |b| b)
             && advisor_model::all_finite(&vals)
             && let Some(p99) = self.cache.percentile(&x.vals, 99.0, Vec::new)
         {
             let floor = p99 * TOP_BAND;
-            if vals.chunks(256).all(|c| c.iter().fold(true, |all, v| all & (*v >= floor))) {
+            if advisor_model::all_of(&vals, |v| v >= floor) {
                 return Ok(TimeSeries {
                     times: Arc::clone(&x.times),
                     vals: Arc::clone(&x.vals),
