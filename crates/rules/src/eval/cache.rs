@@ -34,7 +34,15 @@ pub(super) struct SeriesCache {
     pub(super) shared: Shared,
     /// The bands `plateau` gave ([`Self::plateau`]).
     plateaus: Mutex<Vec<Plateau>>,
+    /// The `vm` rules' aggregates folded from the groups that loaded their elements
+    /// ([`super::streams`]), by rule id and span, each with whether a tool's own
+    /// percentile went into it.
+    pub(super) folded: Folded,
 }
+
+/// Values folded for rules ahead of them: by rule id and the aggregate's span, each with
+/// whether a tool's own percentile went into it.
+pub(super) type Folded = BTreeMap<(String, Span), (Value, bool)>;
 
 /// A band `plateau` gave: of which series (held weakly: the entry is dropped with it), on
 /// which busy flags (on the series' own time axis) and with how few busy samples allowed.
@@ -365,21 +373,27 @@ impl SeriesCache {
 /// Calls `f` with every expression of `rule`, inner ones included: its lets, conditions,
 /// texts and episodes.
 fn each_expr(rule: &CheckedRule, f: &mut impl FnMut(&TypedExpr)) {
-    let parts = |parts: &[TypedPart], f: &mut dyn FnMut(&TypedExpr)| {
+    each_root(rule, &mut |e| walk(e, f));
+}
+
+/// Calls `f` with each root expression of `rule` (a let's, a condition, a value in a text,
+/// an `episodes` part): evaluated outside any `over`.
+pub(super) fn each_root<'r>(rule: &'r CheckedRule, f: &mut impl FnMut(&'r TypedExpr)) {
+    let parts = |parts: &'r [TypedPart], f: &mut dyn FnMut(&'r TypedExpr)| {
         for p in parts {
             if let TypedPart::Value { expr, .. } = p {
-                walk(expr, f);
+                f(expr);
             }
         }
     };
-    walk(&rule.when, f);
+    f(&rule.when);
     for l in &rule.lets {
-        walk(&l.expr, f);
+        f(&l.expr);
     }
     parts(&rule.evidence, f);
     parts(&rule.fix, f);
     for c in &rule.cases {
-        walk(&c.when, f);
+        f(&c.when);
         parts(&c.evidence, f);
         parts(&c.fix, f);
     }
@@ -388,13 +402,12 @@ fn each_expr(rule: &CheckedRule, f: &mut impl FnMut(&TypedExpr)) {
             .into_iter()
             .flatten()
         {
-            walk(x, f);
+            f(x);
         }
     }
 }
 
-/// Calls `f` with `e` and every expression inside it.
-fn walk(e: &TypedExpr, f: &mut dyn FnMut(&TypedExpr)) {
+pub(super) fn walk(e: &TypedExpr, f: &mut dyn FnMut(&TypedExpr)) {
     f(e);
     match &e.kind {
         TypedExprKind::Unary(_, x) => walk(x, f),

@@ -283,8 +283,27 @@ impl Evaluation<'_> {
         body: &TypedExpr,
         filter: Option<&TypedExpr>,
     ) -> OrMissing<Value> {
+        let elems = self.elements(over)?;
+        let mut folder = Folder::new(agg, over, filter.is_some());
+        for e in elems {
+            let keep = match filter.map(|f| self.at_element(e, |env| env.eval(f))) {
+                None | Some(Ok(Value::Bool(true))) => Ok(true),
+                Some(Ok(_)) => Ok(false),
+                Some(Err(m)) => Err(m),
+            };
+            folder.push(match keep {
+                Ok(true) => Some(self.at_element(e, |env| env.eval(body))),
+                Ok(false) => None,
+                Err(m) => Some(Err(m)),
+            });
+        }
+        folder.finish()
+    }
+
+    /// The elements an aggregate goes over, in order, or why there are none to go over.
+    pub(super) fn elements(&self, over: Collection) -> OrMissing<Vec<Element>> {
         let facts = self.facts;
-        let elems: Vec<Element> = match over {
+        Ok(match over {
             Collection::Disks => {
                 if !facts.topology || facts.disks.is_empty() {
                     return missing(NO_DISKS);
@@ -315,108 +334,131 @@ impl Evaluation<'_> {
             .into_iter()
             .map(Element::Disk)
             .collect(),
+        })
+    }
+
+    /// `work` with `e` as the element of the innermost `over` (one frame of repeated
+    /// calls of its own, dropped with it).
+    pub(super) fn at_element<T>(&mut self, e: Element, work: impl FnOnce(&mut Self) -> T) -> T {
+        self.overs.push(e);
+        self.repeats.push(HashMap::new());
+        let v = work(self);
+        self.overs.pop();
+        self.repeats.pop();
+        v
+    }
+}
+
+/// An aggregate over a collection folded element by element, in the collection's order:
+/// what [`Evaluation::aggregate`] does in one place, and what the `vm` rules' aggregates
+/// are folded with from the groups that load each element's series
+/// ([`super::streams`]). Elements whose value is missing are skipped (the first one's
+/// reason kept), values are folded left to right as `num_op` and `bool_op` pair two.
+pub(super) struct Folder {
+    agg: CollectionAgg,
+    over: Collection,
+    filtered: bool,
+    /// The values folded so far (`None` before the first).
+    acc: Option<Value>,
+    /// How many values were folded.
+    n: usize,
+    first_missing: Option<Missing>,
+    /// A fold that failed: the rest is not folded.
+    failed: Option<Missing>,
+}
+
+impl Folder {
+    pub(super) fn new(agg: CollectionAgg, over: Collection, filtered: bool) -> Self {
+        Folder { agg, over, filtered, acc: None, n: 0, first_missing: None, failed: None }
+    }
+
+    /// The next element's value: `None` when `where` left it out.
+    pub(super) fn push(&mut self, v: Option<OrMissing<Value>>) {
+        let v = match v {
+            None => return,
+            Some(Err(m)) => {
+                self.first_missing.get_or_insert(m);
+                return;
+            }
+            Some(Ok(v)) => v,
         };
-        let mut vals: Vec<Value> = Vec::new();
-        let mut first_missing: Option<Missing> = None;
-        let mut passed = 0usize;
-        for e in elems {
-            self.overs.push(e);
-            self.repeats.push(HashMap::new());
-            let keep = match filter.map(|f| self.eval(f)) {
-                None | Some(Ok(Value::Bool(true))) => Ok(true),
-                Some(Ok(_)) => Ok(false),
-                Some(Err(m)) => Err(m),
-            };
-            let r = match keep {
-                Ok(true) => {
-                    passed += 1;
-                    Some(self.eval(body))
-                }
-                Ok(false) => None,
-                Err(m) => Some(Err(m)),
-            };
-            self.overs.pop();
-            self.repeats.pop();
-            match r {
-                None => {}
-                Some(Ok(v)) => vals.push(v),
-                Some(Err(m)) => {
-                    first_missing.get_or_insert(m);
+        self.n += 1;
+        if self.failed.is_some() {
+            return;
+        }
+        let acc = self.acc.take();
+        let next = match self.agg {
+            CollectionAgg::Count => {
+                let one = match v {
+                    Value::Element(_) => Value::Num(1.0),
+                    Value::Bool(b) => Value::Num(if b { 1.0 } else { 0.0 }),
+                    Value::Bools(s) => Value::Nums(s.map(|b| if b { 1.0 } else { 0.0 })),
+                    v => {
+                        self.failed = Some(Missing(format!("count() of {}", v.describe())));
+                        return;
+                    }
+                };
+                num_op(acc.unwrap_or(Value::Num(0.0)), one, |x, y| x + y)
+            }
+            CollectionAgg::Any | CollectionAgg::All => match acc {
+                None => Ok(v),
+                Some(acc) if self.agg == CollectionAgg::All => bool_op(acc, v, |p, q| p && q),
+                Some(acc) => bool_op(acc, v, |p, q| p || q),
+            },
+            // Each its own closure, not one function pointer: a sum of sixteen disks'
+            // series is then an addition the compiler sees, not a call per sample.
+            CollectionAgg::Min | CollectionAgg::Max | CollectionAgg::Sum | CollectionAgg::Avg => {
+                match acc {
+                    None => Ok(v),
+                    Some(a) if self.agg == CollectionAgg::Min => num_op(a, v, f64::min),
+                    Some(a) if self.agg == CollectionAgg::Max => num_op(a, v, f64::max),
+                    Some(a) => num_op(a, v, |x, y| x + y),
                 }
             }
+        };
+        match next {
+            Ok(a) => self.acc = Some(a),
+            Err(m) => self.failed = Some(m),
         }
-        if vals.is_empty() {
-            if let Some(m) = first_missing {
+    }
+
+    /// The aggregate's value.
+    pub(super) fn finish(self) -> OrMissing<Value> {
+        let Some(acc) = self.acc.filter(|_| self.n > 0 && self.failed.is_none()) else {
+            if let Some(m) = self.failed {
                 return Err(m);
             }
-            let _ = passed;
-            return match agg {
+            if let Some(m) = self.first_missing {
+                return Err(m);
+            }
+            return match self.agg {
                 CollectionAgg::Sum | CollectionAgg::Count => Ok(Value::Num(0.0)),
                 CollectionAgg::Any => Ok(Value::Bool(false)),
                 CollectionAgg::All => Ok(Value::Bool(true)),
                 CollectionAgg::Avg | CollectionAgg::Min | CollectionAgg::Max => missing(format!(
                     "no {} to take the {} of{}",
-                    collection_name(over),
-                    agg.name(),
-                    if filter.is_some() { " (none passes `where`)" } else { "" }
+                    collection_name(self.over),
+                    self.agg.name(),
+                    if self.filtered { " (none passes `where`)" } else { "" }
                 )),
             };
-        }
-        let n = vals.len() as f64;
-        match agg {
-            CollectionAgg::Count => {
-                let mut acc = Value::Num(0.0);
-                for v in vals {
-                    let one = match v {
-                        Value::Element(_) => Value::Num(1.0),
-                        Value::Bool(b) => Value::Num(if b { 1.0 } else { 0.0 }),
-                        Value::Bools(s) => Value::Nums(s.map(|b| if b { 1.0 } else { 0.0 })),
-                        v => return missing(format!("count() of {}", v.describe())),
-                    };
-                    acc = num_op(acc, one, |x, y| x + y)?;
-                }
-                Ok(acc)
-            }
-            CollectionAgg::Any | CollectionAgg::All => {
-                let is_all = agg == CollectionAgg::All;
-                let mut it = vals.into_iter();
-                let mut acc = it.next().unwrap_or(Value::Bool(is_all));
-                for v in it {
-                    acc = bool_op(acc, v, move |p, q| if is_all { p && q } else { p || q })?;
-                }
-                Ok(acc)
-            }
+        };
+        match self.agg {
+            CollectionAgg::Count | CollectionAgg::Any | CollectionAgg::All => Ok(acc),
             CollectionAgg::Sum | CollectionAgg::Avg | CollectionAgg::Min | CollectionAgg::Max => {
-                // Each its own closure, not one function pointer: a sum of sixteen disks'
-                // series is then an addition the compiler sees, not a call per sample.
-                let mut acc = match agg {
-                    CollectionAgg::Min => fold_nums(vals, f64::min)?,
-                    CollectionAgg::Max => fold_nums(vals, f64::max)?,
-                    _ => fold_nums(vals, |x, y| x + y)?,
-                };
                 if let Value::Nums(s) = &acc
                     && s.is_empty()
                 {
                     return missing(format!(
                         "the {} share no sample times: capture them together",
-                        collection_name(over)
+                        collection_name(self.over)
                     ));
                 }
-                if agg == CollectionAgg::Avg {
-                    acc = num_op(acc, Value::Num(n), |x, y| x / y)?;
+                if self.agg == CollectionAgg::Avg {
+                    return num_op(acc, Value::Num(self.n as f64), |x, y| x / y);
                 }
                 Ok(acc)
             }
         }
     }
-}
-
-/// `vals` folded left to right with `f`, as `num_op` pairs two values.
-fn fold_nums(vals: Vec<Value>, f: impl Fn(f64, f64) -> f64 + Copy) -> OrMissing<Value> {
-    let mut it = vals.into_iter();
-    let mut acc = it.next().unwrap_or(Value::Num(0.0));
-    for v in it {
-        acc = num_op(acc, v, f)?;
-    }
-    Ok(acc)
 }

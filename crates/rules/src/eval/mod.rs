@@ -22,6 +22,7 @@ mod functions;
 mod inferred;
 mod operators;
 mod run;
+mod streams;
 mod value;
 
 use std::collections::{BTreeMap, HashMap};
@@ -363,6 +364,13 @@ impl<'a> Evaluation<'a> {
                 None => self.call(*b, args, e),
             },
             TypedExprKind::Aggregate { agg, over, body, filter } => {
+                if self.overs.is_empty()
+                    && !self.cache.folded.is_empty()
+                    && let Some((v, used)) = self.cache.folded.get(&(self.rule.id.clone(), e.span))
+                {
+                    self.used_source |= *used;
+                    return Ok(v.clone());
+                }
                 let work = |env: &mut Self| env.aggregate(*agg, *over, body, filter.as_deref());
                 match self.cache.shared.key(&self.rule.id, e.span) {
                     Some(key) if self.overs.is_empty() => self.shared(key, work),

@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use advisor_model::{Finding, Metric, NotEvaluated, TargetKind};
 
-use super::cache::{self, Axes, SeriesCache, Shared};
+use super::cache::{self, Axes, Folded, SeriesCache, Shared};
+use super::streams::Streams;
 use super::value::{self, Element, Missing, Value};
 use super::{
     Evaluation, Facts, NO_BENCH, NO_DISKS, NO_PLATFORM, NO_POOLS, NO_TARGETS, SeriesSource,
@@ -32,12 +33,14 @@ pub struct Outcome {
 /// the other targets matched to that disk are one group: a PhysicalDisk, its LogicalDisk
 /// twin and their disk), and each group is evaluated on its own with its own series
 /// cache, dropped when the group is done. So the series of one or two targets are held at
-/// a time, not those of every target for as long as some rule still reads them. The `vm`
-/// rules, which read every disk, are one group, started first; within a group a metric's
-/// series are dropped once no later rule of the group reads it, and the pairs are
-/// ordered to hold few metrics at once ([`holding_order`]). The time axes are taken once
-/// for all groups. The groups are shared among the machine's cores; the outcome is the
-/// same whatever order they finish in.
+/// a time, not those of every target for as long as some rule still reads them. Within a
+/// group a metric's series are dropped once no later rule of the group reads it, and the
+/// pairs are ordered to hold few metrics at once ([`holding_order`]). The `vm` rules read
+/// every disk: their aggregates over the disks or targets are folded from the values each
+/// element's own group works out from the series it loads for its own rules
+/// ([`Streams`]), and the `vm` rules run once every group is done, each on its own. The
+/// time axes are taken once for all groups. The groups are shared among the machine's
+/// cores; the outcome is the same whatever order they finish in.
 pub fn evaluate<'r>(
     rules: impl IntoIterator<Item = &'r CheckedRule>,
     facts: &Facts,
@@ -46,64 +49,98 @@ pub fn evaluate<'r>(
     let rules: Vec<&CheckedRule> = rules.into_iter().collect();
     let subs: Vec<Result<Vec<Option<Element>>, &'static str>> =
         rules.iter().map(|r| subjects(r.scope, facts)).collect();
-    // The `vm` rules' subjects are one group, the first to start: each reads every disk,
-    // so they share what they load (a group of its own each loaded every disk again).
-    // Subjects whose targets overlap are one group too: a disk matched to a PhysicalDisk
-    // and a LogicalDisk target, and each of those targets, read the same series.
+    // Subjects whose targets overlap are one group: a disk matched to a PhysicalDisk and a
+    // LogicalDisk target, and each of those targets, read the same series. The `vm`
+    // rules' subjects are gathered apart (group 0 below).
     let keys: Vec<Vec<Option<Option<Vec<TargetId>>>>> = subs
         .iter()
         .map(|s| s.iter().flatten().map(|sub| sub.map(|e| subject_targets(facts, e))).collect())
         .collect();
+    let shared_keys: Vec<cache::SharedKeys> = rules.iter().map(|r| cache::shared_keys(r)).collect();
+    // The `vm` rules' aggregates over every disk or target, each element's value worked
+    // out in the group that loads its series ([`Streams`]).
+    let (streams, items) = Streams::plan(&rules, &shared_keys, facts, series);
+    let item_keys: Vec<Option<Vec<TargetId>>> =
+        items.iter().map(|it| subject_targets(facts, it.elem)).collect();
     let mut joined = Joined::default();
-    for key in keys.iter().flatten().flatten().flatten() {
+    for key in keys.iter().flatten().flatten().flatten().chain(item_keys.iter().flatten()) {
         for w in key.windows(2) {
             joined.union(w[0], w[1]);
         }
     }
-    let mut groups: Vec<Vec<(usize, usize)>> = vec![Vec::new()];
+    let mut groups: Vec<Group> = vec![Group::default()];
     let mut by_root: HashMap<TargetId, usize> = HashMap::new();
+    let mut group_of = |key: Option<&Vec<TargetId>>, groups: &mut Vec<Group>| match key {
+        Some(key) => *by_root.entry(joined.root(key[0])).or_insert_with(|| {
+            groups.push(Group::default());
+            groups.len() - 1
+        }),
+        None => {
+            groups.push(Group::default());
+            groups.len() - 1
+        }
+    };
     for (r, s) in keys.iter().enumerate() {
         for (j, key) in s.iter().enumerate() {
             let g = match key {
                 None => 0,
-                Some(Some(key)) => *by_root.entry(joined.root(key[0])).or_insert_with(|| {
-                    groups.push(Vec::new());
-                    groups.len() - 1
-                }),
-                Some(None) => {
-                    groups.push(Vec::new());
-                    groups.len() - 1
-                }
+                Some(key) => group_of(key.as_ref(), &mut groups),
             };
-            groups[g].push((r, j));
+            groups[g].pairs.push((r, j));
         }
     }
+    for (i, key) in item_keys.iter().enumerate() {
+        let g = group_of(key.as_ref(), &mut groups);
+        groups[g].items.push(i);
+    }
     let metrics: Vec<Vec<Metric>> = rules.iter().map(|r| cache::rule_metrics(r)).collect();
-    let groups: Vec<Vec<(usize, usize)>> =
-        groups.into_iter().map(|g| holding_order(g, &metrics)).collect();
-    let keys: Vec<cache::SharedKeys> = rules.iter().map(|r| cache::shared_keys(r)).collect();
+    for g in &mut groups {
+        g.pairs = holding_order(std::mem::take(&mut g.pairs), &metrics);
+    }
+    // The `vm` rules' subjects run last, once every value they fold is in: each pair a
+    // group of its own, so the cores share them.
+    let vm = groups.remove(0);
+    // The others in about the order of the elements they fold, so few values wait for
+    // an earlier one.
+    groups.sort_by_key(|g| g.items.iter().map(|&i| items[i].at()).min().unwrap_or(usize::MAX));
     let axes = Arc::new(Axes::default());
-    let done = advisor_model::par::map_indexed(groups.len(), 8, |g| {
-        let group = &groups[g];
-        let mut in_group: Vec<usize> = group.iter().map(|&(r, _)| r).collect();
+    let run_group = |group: &Group, folded: Folded| {
+        let mut in_group: Vec<usize> = group.pairs.iter().map(|&(r, _)| r).collect();
         in_group.sort_unstable();
         in_group.dedup();
-        let shared = Shared::of_group(in_group.iter().map(|&r| (rules[r].id.as_str(), &keys[r])));
-        let cache = SeriesCache::with_axes(&axes, shared);
+        let shared =
+            Shared::of_group(in_group.iter().map(|&r| (rules[r].id.as_str(), &shared_keys[r])));
+        let mut cache = SeriesCache::with_axes(&axes, shared);
+        cache.folded = folded;
+        for &i in &group.items {
+            streams.evaluate(&items[i], facts, series, &cache);
+        }
+        if !group.items.is_empty() {
+            cache.forget(|m| group.pairs.iter().any(|&(r, _)| metrics[r].contains(&m)));
+        }
         group
+            .pairs
             .iter()
             .enumerate()
             .map(|(k, &(r, j))| {
                 let sub = subs[r].as_ref().ok().and_then(|v| v.get(j).copied()).flatten();
                 let o = evaluate_subject(rules[r], sub, facts, series, &cache);
                 // What the rest of the group reads is kept; the rest is dropped now.
-                let later = &group[k + 1..];
+                let later = &group.pairs[k + 1..];
                 cache.forget(|m| later.iter().any(|&(r, _)| metrics[r].contains(&m)));
                 cache.shared.forget(later.iter().map(|&(r, _)| rules[r].id.as_str()));
                 ((r, j), o)
             })
             .collect::<Vec<_>>()
-    });
+    };
+    let mut done =
+        advisor_model::par::map_indexed(groups.len(), 8, |g| run_group(&groups[g], Folded::new()));
+    let folded = streams.finish(&rules);
+    done.extend(advisor_model::par::map_indexed(vm.pairs.len(), 8, |k| {
+        let pair = vm.pairs[k];
+        let one = Group { pairs: vec![pair], items: Vec::new() };
+        run_group(&one, folded.get(&pair.0).cloned().unwrap_or_default())
+    }));
     let mut per_rule: Vec<Vec<Option<Subject>>> = subs
         .iter()
         .map(|s| s.as_ref().map_or(0, Vec::len))
@@ -156,6 +193,14 @@ pub fn evaluate<'r>(
     };
     crate::stories::link(&mut out.findings, explains, fits);
     out
+}
+
+/// One group's pairs of rule and subject, and the bodies of the `vm` rules' aggregates it
+/// evaluates for its elements first (indices into the evaluation's [`Item`]s).
+#[derive(Default)]
+struct Group {
+    pairs: Vec<(usize, usize)>,
+    items: Vec<usize>,
 }
 
 /// Targets joined into sets (union-find): those that some subject reads together.

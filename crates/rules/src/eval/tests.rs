@@ -8,6 +8,7 @@ use crate::registry::{Origin, Registry, RuleFile};
 
 #[path = "../../tests/fixtures/mod.rs"]
 mod fixtures;
+mod folds;
 mod known;
 mod sharing;
 

@@ -28,12 +28,11 @@ fn repeated_calls_are_worked_out_per_element() {
     assert!(r.repeated.len() >= 4, "{:?}", r.repeated);
 }
 
-// Subject by subject with a cache per group of targets (a disk with two targets is one
-// group with both) gives what each rule evaluated on its own gives: every finding (its
-// texts, figures and episodes) and every reason a rule was not evaluated, with the
-// shipped rules over disks that fire some of them.
-#[test]
-fn grouped_evaluation_is_rule_by_rule_evaluation() {
+/// [`one_disk`], a log disk `F:` with two targets (PerfMon's PhysicalDisk and its volume
+/// beside it: the disk, its two targets and their rules are one group) and a disk `G:` no
+/// capture names (a group of its own), four minutes of a busy day on each target, enough
+/// to fire some of the shipped rules.
+pub(super) fn busy_disks() -> Inputs {
     let (mut c, e) = one_disk();
     let f = c.facts.add_target("3 F:", TargetKind::Disk);
     c.series.intervals.insert(f, 1.0);
@@ -68,6 +67,21 @@ fn grouped_evaluation_is_rule_by_rule_evaluation() {
         );
         c.series.set_series(t, Metric::QueueDepth, s(&|i| wave(32.0, i)));
     }
+    c
+}
+
+// Subject by subject with a cache per group of targets (a disk with two targets is one
+// group with both) gives what each rule evaluated on its own gives: every finding (its
+// texts, figures and episodes) and every reason a rule was not evaluated, with the
+// shipped rules over disks that fire some of them.
+#[test]
+fn grouped_evaluation_is_rule_by_rule_evaluation() {
+    let together = grouped_is_alone(&busy_disks());
+    assert!(together.findings.len() >= 3, "{together:#?}");
+}
+
+/// The shipped rules evaluated together on `c`, asserted equal to each evaluated alone.
+pub(super) fn grouped_is_alone(c: &Inputs) -> Outcome {
     let (reg, res) = Registry::shipped();
     res.unwrap();
     let together = evaluate(reg.rules(), &c.facts, &c.series);
@@ -78,7 +92,6 @@ fn grouped_evaluation_is_rule_by_rule_evaluation() {
         alone.not_evaluated.extend(o.not_evaluated);
     }
     run::sort(&mut alone);
-    assert!(together.findings.len() >= 3, "{together:#?}");
     let strip = |o: &Outcome| -> Vec<Finding> {
         o.findings
             .iter()
@@ -93,6 +106,7 @@ fn grouped_evaluation_is_rule_by_rule_evaluation() {
     };
     assert_eq!(strip(&together), strip(&alone));
     assert_eq!(together.not_evaluated, alone.not_evaluated);
+    together
 }
 
 // An aggregate two rules of a group write alike (whatever they call their lets and
