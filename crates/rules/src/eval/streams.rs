@@ -51,7 +51,7 @@ struct State {
     /// The values of positions after `next` that came first (`None`: left out by
     /// `where`).
     waiting: BTreeMap<usize, Option<OrMissing<Value>>>,
-    /// `None` once finished.
+    /// `None` while a group folds a value in (outside the lock), and once finished.
     folder: Option<Folder>,
     /// Whether a tool's own percentile went into a value folded.
     used: bool,
@@ -151,10 +151,27 @@ impl<'r> Streams<'r> {
         let Some(s) = self.streams.get(item.stream) else { return };
         let mut env = Evaluation::new(s.rule, (facts, series), None, cache);
         let (v, used) = env.noting_source(|env| env.at_element(item.elem, |env| env.eval(s.body)));
-        if let Ok(mut state) = s.state.lock() {
-            state.used |= used;
-            state.waiting.insert(item.at, Some(v));
-            state.advance();
+        let Ok(mut state) = s.state.lock() else { return };
+        state.used |= used;
+        state.waiting.insert(item.at, Some(v));
+        // Folded outside the lock (at 4 GB a step adds 8 MB): another group that brings a
+        // value meanwhile leaves it waiting, and the fold takes it up after.
+        loop {
+            // The folder is out: the group folding now folds this value too.
+            if state.folder.is_none() {
+                return;
+            }
+            let at = state.next;
+            let Some(v) = state.waiting.remove(&at) else { return };
+            let Some(mut folder) = state.folder.take() else { return };
+            state.next += 1;
+            drop(state);
+            folder.push(v);
+            state = match s.state.lock() {
+                Ok(g) => g,
+                Err(_) => return,
+            };
+            state.folder = Some(folder);
         }
     }
 

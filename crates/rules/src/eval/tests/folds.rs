@@ -80,15 +80,22 @@ fn bits(v: &Value) -> (Vec<Option<i64>>, Vec<u64>) {
     }
 }
 
-/// The folds of `rules` on `c`, their bodies evaluated in reverse order, each with a
-/// cache of its own (as groups that finish in any order): by rule, the source of each
-/// aggregate folded and its value.
-fn folded(rules: &[&CheckedRule], c: &Inputs) -> Vec<(usize, String, Value)> {
+/// The folds of `rules` on `c`, their bodies evaluated in reverse order on `threads`
+/// threads (each taking every `threads`th), each with a cache of its own (as groups
+/// that finish in any order): by rule, the source of each aggregate folded and its value.
+fn folded(rules: &[&CheckedRule], c: &Inputs, threads: usize) -> Vec<(usize, String, Value)> {
     let keys: Vec<cache::SharedKeys> = rules.iter().map(|r| cache::shared_keys(r)).collect();
     let (streams, items) = Streams::plan(rules, &keys, &c.facts, &c.series);
-    for it in items.iter().rev() {
-        streams.evaluate(it, &c.facts, &c.series, &SeriesCache::default());
-    }
+    std::thread::scope(|scope| {
+        for t in 0..threads {
+            let (streams, items) = (&streams, &items);
+            scope.spawn(move || {
+                for it in items.iter().rev().skip(t).step_by(threads) {
+                    streams.evaluate(it, &c.facts, &c.series, &SeriesCache::default());
+                }
+            });
+        }
+    });
     let mut out: Vec<(usize, String, Value)> = streams
         .finish(rules)
         .into_iter()
@@ -116,7 +123,7 @@ fn folded_aggregates_are_the_rules_own_in_any_order() {
     let (reg, res) = Registry::shipped();
     res.unwrap();
     let rules: Vec<&CheckedRule> = reg.rules().collect();
-    let got = folded(&rules, &c);
+    let got = folded(&rules, &c, 1);
     let cache = SeriesCache::default();
     for (r, src, v) in &got {
         let rule = rules[*r];
@@ -144,6 +151,18 @@ fn folded_aggregates_are_the_rules_own_in_any_order() {
     );
     let busy = of("inferred-vm-cap");
     assert!(busy.contains(&"count(p50(iops) >= busy_floor) over targets where kind == \"disk\" or kind == \"device\""), "{busy:?}");
+    // Brought by three threads at once (a value comes while another is folded in): the
+    // same values.
+    for _ in 0..20 {
+        let again = folded(&rules, &c, 3);
+        assert!(
+            got.len() == again.len()
+                && got
+                    .iter()
+                    .zip(&again)
+                    .all(|(a, b)| { a.0 == b.0 && a.1 == b.1 && bits(&a.2) == bits(&b.2) })
+        );
+    }
     // The whole evaluation, with the folds, is each rule's alone.
     grouped_is_alone(&c);
 }
@@ -166,7 +185,7 @@ fn only_aggregates_of_the_element_and_facts_are_folded() {
               and (exists(no_series) or true)",
         "{p50(plain):.0}",
     );
-    let got = folded(&[&r], &c);
+    let got = folded(&[&r], &c, 1);
     let srcs: Vec<&str> = got.iter().map(|(_, s, _)| s.as_str()).collect();
     assert_eq!(srcs, ["sum(iops) over disks"]);
     // And the rule gives what it gives alone, folds or not.
