@@ -314,7 +314,8 @@ mod tests {
                 bound.facts.targets.iter().filter_map(|t| Some((t, known.axis(t.id)?))).collect();
             assert!(axes.len() >= 2, "{case}: {} targets with an axis", axes.len());
             for (t, axis) in axes {
-                let later: Vec<Option<i64>> = axis.iter().map(|x| x.map(|x| x + 60_000)).collect();
+                let axis: Vec<i64> = axis.iter().flatten().copied().collect();
+                let later: Vec<i64> = axis.iter().map(|x| x + 60_000).collect();
                 assert!(known.axis_is(t.id, &axis) && !known.axis_is(t.id, &later));
                 assert!(known.axis_is_shifted(t.id, &later, 60_000));
                 assert!(!known.axis_is_shifted(t.id, &axis, 60_000));

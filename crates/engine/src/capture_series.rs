@@ -25,12 +25,7 @@ impl<'a> CaptureSeries<'a> {
 
     /// [`SeriesSource::axis_is`] with each stamp of the capture's moved by `shift` ms
     /// (its clock's offset from Azure Monitor's, [`crate::platform`]).
-    pub(crate) fn axis_is_shifted(
-        &self,
-        target: TargetId,
-        times: &[Option<i64>],
-        shift: i64,
-    ) -> bool {
+    pub(crate) fn axis_is_shifted(&self, target: TargetId, times: &[i64], shift: i64) -> bool {
         self.capture(target).is_some_and(|c| c.axis_is(target.target, times, shift))
     }
 }
@@ -56,7 +51,7 @@ impl SeriesSource for CaptureSeries<'_> {
     fn axis(&self, target: TargetId) -> Option<Vec<Option<i64>>> {
         self.capture(target)?.axis(target.target)
     }
-    fn axis_is(&self, target: TargetId, times: &[Option<i64>]) -> bool {
+    fn axis_is(&self, target: TargetId, times: &[i64]) -> bool {
         self.axis_is_shifted(target, times, 0)
     }
     fn reduced(&self, target: TargetId, metric: Metric, n: usize) -> Option<Reduced> {

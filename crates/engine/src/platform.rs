@@ -278,7 +278,7 @@ impl SeriesSource for PlatformSeries<'_> {
         }
         Some(times)
     }
-    fn axis_is(&self, target: TargetId, times: &[Option<i64>]) -> bool {
+    fn axis_is(&self, target: TargetId, times: &[i64]) -> bool {
         self.captures.axis_is_shifted(target, times, self.shift(target))
     }
     fn axis_or_points(&self, target: TargetId, metric: Metric) -> Option<AxisOrPoints> {

@@ -159,13 +159,17 @@ pub(super) fn shared_keys(rule: &CheckedRule) -> SharedKeys {
 pub(super) struct Axes {
     /// The distinct time axes seen per capture: a new series whose time stamps equal one
     /// of them shares it, so operations between its targets' series pair by position.
-    known: Mutex<HashMap<usize, Vec<Times>>>,
+    known: Mutex<HashMap<usize, Vec<KnownAxis>>>,
     /// Each target's time axis ([`super::SeriesSource::axis`]), taken once.
     targets: Mutex<HashMap<TargetId, Option<Times>>>,
     /// Where an axis breaks runs at an interval ([`super::value::gap_positions`]): the
     /// axis (held weakly), the interval's bits, the positions.
     gaps: Mutex<Vec<GapPositions>>,
 }
+
+/// An axis seen, with its stamps as plain numbers when none is missing (what a target's
+/// time column is compared with: two buffers, not a stamp and an option at a time).
+type KnownAxis = (Times, Option<Arc<Vec<i64>>>);
 
 /// An axis (held weakly), an interval's bits, and where the axis breaks runs at it.
 type GapPositions = (Weak<Vec<Option<i64>>>, u64, Option<Arc<Vec<usize>>>);
@@ -332,7 +336,7 @@ impl SeriesCache {
     pub(super) fn target_axis(
         &self,
         t: TargetId,
-        is: impl Fn(&[Option<i64>]) -> bool,
+        is: impl Fn(&[i64]) -> bool,
         take: impl FnOnce() -> Option<Vec<Option<i64>>>,
     ) -> Option<Times> {
         if let Ok(axes) = self.axes.targets.lock()
@@ -342,14 +346,14 @@ impl SeriesCache {
         }
         // An axis of the capture seen already that the target's is (the first, as
         // [`Self::axis`] finds it) is shared without taking the target's.
-        let seen: Vec<Times> = self
+        let seen: Vec<KnownAxis> = self
             .axes
             .known
             .lock()
             .map(|k| k.get(&t.capture).cloned().unwrap_or_default())
             .unwrap_or_default();
-        let a = match seen.into_iter().find(|a| is(a)) {
-            Some(a) => Some(a),
+        let a = match seen.into_iter().find(|(_, plain)| plain.as_ref().is_some_and(|p| is(p))) {
+            Some((a, _)) => Some(a),
             None => take().map(|times| self.axis(t.capture, times)),
         };
         if let Ok(mut axes) = self.axes.targets.lock() {
@@ -361,11 +365,12 @@ impl SeriesCache {
     pub(super) fn axis(&self, capture: usize, times: Vec<Option<i64>>) -> Times {
         let Ok(mut axes) = self.axes.known.lock() else { return Arc::new(times) };
         let known = axes.entry(capture).or_default();
-        if let Some(a) = known.iter().find(|a| ***a == times) {
+        if let Some((a, _)) = known.iter().find(|(a, _)| **a == times) {
             return a.clone();
         }
+        let plain: Option<Vec<i64>> = times.iter().copied().collect();
         let a = Arc::new(times);
-        known.push(a.clone());
+        known.push((a.clone(), plain.map(Arc::new)));
         a
     }
 }

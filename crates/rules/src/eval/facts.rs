@@ -179,12 +179,14 @@ pub trait SeriesSource: Sync {
     fn axis(&self, _target: TargetId) -> Option<Vec<Option<i64>>> {
         None
     }
-    /// Whether [`SeriesSource::axis`] of `target` is exactly `times`: told without taking
-    /// the axis, so a consumer that keeps the axes it has seen shares one (the targets of
-    /// one capture are usually sampled alike) without building another. By default the
-    /// axis is taken and compared.
-    fn axis_is(&self, target: TargetId, times: &[Option<i64>]) -> bool {
-        self.axis(target).is_some_and(|a| a == times)
+    /// Whether [`SeriesSource::axis`] of `target` is exactly `times` (an axis with no stamp
+    /// missing, as plain numbers): told without taking the axis, so a consumer that keeps
+    /// the axes it has seen shares one (the targets of one capture are usually sampled
+    /// alike) without building another. By default the axis is taken and compared.
+    fn axis_is(&self, target: TargetId, times: &[i64]) -> bool {
+        self.axis(target).is_some_and(|a| {
+            a.len() == times.len() && a.iter().zip(times).all(|(x, y)| *x == Some(*y))
+        })
     }
     /// A metric's values at every time stamp of [`SeriesSource::axis`] (`Ok`) when it has
     /// a finite value at each: `series_columns` without the time stamps, which a consumer
