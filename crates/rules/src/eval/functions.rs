@@ -1,7 +1,7 @@
 //! Built-in functions: `exists`, `coalesce`, `if`, time aggregates, the tool's own percentiles,
 //! and aggregates over collections of disks, pools and targets.
 
-use super::operators::{bool_op, cmp_op, num_op};
+use super::operators::{bool_op, cmp_op, num_op, num_op_unchecked};
 use super::*;
 
 impl Evaluation<'_> {
@@ -398,7 +398,7 @@ impl Folder {
                         return;
                     }
                 };
-                num_op(acc.unwrap_or(Value::Num(0.0)), one, |x, y| x + y)
+                num_op_unchecked(acc.unwrap_or(Value::Num(0.0)), one, |x, y| x + y)
             }
             CollectionAgg::Any | CollectionAgg::All => match acc {
                 None => Ok(v),
@@ -410,9 +410,9 @@ impl Folder {
             CollectionAgg::Min | CollectionAgg::Max | CollectionAgg::Sum | CollectionAgg::Avg => {
                 match acc {
                     None => Ok(v),
-                    Some(a) if self.agg == CollectionAgg::Min => num_op(a, v, f64::min),
-                    Some(a) if self.agg == CollectionAgg::Max => num_op(a, v, f64::max),
-                    Some(a) => num_op(a, v, |x, y| x + y),
+                    Some(a) if self.agg == CollectionAgg::Min => num_op_unchecked(a, v, f64::min),
+                    Some(a) if self.agg == CollectionAgg::Max => num_op_unchecked(a, v, f64::max),
+                    Some(a) => num_op_unchecked(a, v, |x, y| x + y),
                 }
             }
         };
@@ -442,6 +442,12 @@ impl Folder {
                     if self.filtered { " (none passes `where`)" } else { "" }
                 )),
             };
+        };
+        // The folds' steps kept points that are not finite (`num_op_unchecked`): dropped
+        // here, once.
+        let acc = match acc {
+            Value::Nums(s) => Value::Nums(s.finite()),
+            v => v,
         };
         match self.agg {
             CollectionAgg::Count | CollectionAgg::Any | CollectionAgg::All => Ok(acc),

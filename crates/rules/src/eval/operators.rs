@@ -131,6 +131,24 @@ pub(super) fn num_op(a: Value, b: Value, f: impl Fn(f64, f64) -> f64) -> OrMissi
     }
 }
 
+/// [`num_op`] keeping a series' points that are not finite, for a fold of finite values
+/// whose result is made finite once, at its end ([`super::functions::Folder`]): a sum's
+/// point that overflows stays not finite whatever finite value is added to it (and a
+/// minimum or maximum of finite values is finite), so the points kept are the same as
+/// when each step drops them, without a pass over the sum at each step.
+pub(super) fn num_op_unchecked(
+    a: Value,
+    b: Value,
+    f: impl Fn(f64, f64) -> f64,
+) -> OrMissing<Value> {
+    match (a, b) {
+        (Value::Nums(s), Value::Num(y)) => Ok(Value::Nums(s.map_owned(|x| f(x, y)))),
+        (Value::Num(x), Value::Nums(s)) => Ok(Value::Nums(s.map_owned(|y| f(x, y)))),
+        (Value::Nums(s), Value::Nums(t)) => Ok(Value::Nums(s.join_owned(t, f))),
+        (a, b) => num_op(a, b, f),
+    }
+}
+
 pub(super) fn cmp_op(a: Value, b: Value, f: impl Fn(f64, f64) -> bool) -> OrMissing<Value> {
     match (a, b) {
         (Value::Num(x), Value::Num(y)) => Ok(Value::Bool(f(x, y))),

@@ -195,3 +195,81 @@ fn only_aggregates_of_the_element_and_facts_are_folded() {
     assert_eq!(alone.findings[0].evidence, together.findings[0].evidence);
     assert_eq!(alone.not_evaluated, together.not_evaluated);
 }
+
+mod checked_once {
+    use proptest::prelude::*;
+
+    use super::super::functions::Folder;
+    use super::super::operators::num_op;
+    use super::*;
+    use crate::builtins::CollectionAgg;
+    use crate::check::Collection;
+
+    /// A value near the largest finite one (two of them overflow a sum), or an ordinary one.
+    fn value() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            (-1000.0f64..1000.0),
+            (0.6f64..0.9).prop_map(|x| x * f64::MAX),
+            (0.6f64..0.9).prop_map(|x| -x * f64::MAX),
+        ]
+    }
+
+    /// An element's series on its own axis: a point at each of 0..n seconds or not.
+    fn element() -> impl Strategy<Value = Value> {
+        prop::collection::vec(prop::option::weighted(0.8, value()), 1..10).prop_map(|pts| {
+            let (times, vals): (Vec<Option<i64>>, Vec<f64>) = pts
+                .iter()
+                .enumerate()
+                .filter_map(|(i, v)| Some((Some(i as i64 * 1000), (*v)?)))
+                .unzip();
+            Value::Nums(TimeSeries::new(std::sync::Arc::new(times), vals, Some(1.0)))
+        })
+    }
+
+    proptest! {
+        // A fold made finite once, at its end, keeps the points and values a fold made
+        // finite at each step keeps (the evaluator's before): sums that overflow at some
+        // points, minima and maxima, averages, elements on axes of their own.
+        #[test]
+        fn a_fold_made_finite_once_is_one_made_finite_at_each_step(
+            elems in prop::collection::vec(element(), 1..6),
+            agg in prop_oneof![
+                Just(CollectionAgg::Sum),
+                Just(CollectionAgg::Min),
+                Just(CollectionAgg::Max),
+                Just(CollectionAgg::Avg),
+            ],
+        ) {
+            let mut folder = Folder::new(agg, Collection::Disks, false);
+            for e in &elems {
+                folder.push(Some(Ok(e.clone())));
+            }
+            let got = folder.finish();
+            let step = |a: Value, b: Value| match agg {
+                CollectionAgg::Min => num_op(a, b, f64::min),
+                CollectionAgg::Max => num_op(a, b, f64::max),
+                _ => num_op(a, b, |x, y| x + y),
+            };
+            let mut want: OrMissing<Value> = Ok(elems[0].clone());
+            for e in &elems[1..] {
+                want = want.and_then(|a| step(a, e.clone()));
+            }
+            let want = want.and_then(|acc| match &acc {
+                Value::Nums(s) if s.is_empty() => missing("empty"),
+                _ if agg == CollectionAgg::Avg => {
+                    num_op(acc, Value::Num(elems.len() as f64), |x, y| x / y)
+                }
+                _ => Ok(acc),
+            });
+            match (got, want) {
+                (Ok(Value::Nums(g)), Ok(Value::Nums(w))) => {
+                    prop_assert_eq!(&*g.times, &*w.times);
+                    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    prop_assert_eq!(bits(&g.vals), bits(&w.vals));
+                }
+                (Err(_), Err(_)) => {}
+                (g, w) => prop_assert!(false, "{g:?} against {w:?}"),
+            }
+        }
+    }
+}
