@@ -196,19 +196,7 @@ fn rows<const N: usize>(
             let mut finite = true;
             for start in (0..len).step_by(ROW_BLOCK) {
                 let end = (start + ROW_BLOCK).min(len);
-                // The block of each input, eight rows at a time as arrays: one bounds
-                // check per input for eight rows, and the eight results worked out
-                // side by side (a row at a time, each input's index was checked at
-                // every row, and nothing vectorised).
-                let block: [(&[[f64; 8]], &[f64]); N] = b.map(|s| s[start..end].as_chunks::<8>());
-                let eights = block.iter().map(|(h, _)| h.len()).min().unwrap_or(0);
-                for c in 0..eights {
-                    let ins: [&[f64; 8]; N] = block.map(|(h, _)| &h[c]);
-                    let out: [f64; 8] = std::array::from_fn(|j| f(ins.map(|a| a[j])));
-                    vals.extend_from_slice(&out);
-                }
-                let rest = end - start - 8 * eights;
-                vals.extend((0..rest).map(|i| f(block.map(|(_, t)| t[i]))));
+                block(b.map(|s| &s[start..end]), &mut vals, &f);
                 finite &= advisor_model::all_finite(&vals[start..]);
             }
             if finite {
@@ -240,6 +228,28 @@ fn rows<const N: usize>(
         PlSmallStr::EMPTY,
         values.into_iter().map(|v| v.filter(|x| x.is_finite())),
     )
+}
+
+/// `f` of the rows of `ins` (slices of one length), appended to `out`. The inputs zipped
+/// as slices when there are one, two or four (every derivation here): a loop the compiler
+/// unrolls and vectorises, with no index checked (rows worked out eight at a time in
+/// arrays on the stack spilled each value to memory and back).
+fn block<const N: usize>(ins: [&[f64]; N], out: &mut Vec<f64>, f: &impl Fn([f64; N]) -> f64) {
+    // `[f64; M]` as `[f64; N]`: the same array where `M == N`, the only arm it is used in.
+    fn row<const M: usize, const N: usize>(x: [f64; M]) -> [f64; N] {
+        std::array::from_fn(|k| x.get(k).copied().unwrap_or(0.0))
+    }
+    match ins.as_slice() {
+        [a] => out.extend(a.iter().map(|x| f(row([*x])))),
+        [a, b] => out.extend(a.iter().zip(*b).map(|(x, y)| f(row([*x, *y])))),
+        [a, b, c, d] => out.extend(
+            a.iter().zip(*b).zip(*c).zip(*d).map(|(((w, x), y), z)| f(row([*w, *x, *y, *z]))),
+        ),
+        _ => {
+            let n = ins.iter().map(|s| s.len()).min().unwrap_or(0);
+            out.extend((0..n).map(|i| f(ins.map(|s| s[i]))));
+        }
+    }
 }
 
 /// The frame with every derivable metric it lacks as a column, in canonical column order
