@@ -413,18 +413,29 @@ pub(super) fn each_root<'r>(rule: &'r CheckedRule, f: &mut impl FnMut(&'r TypedE
 }
 
 pub(super) fn walk(e: &TypedExpr, f: &mut dyn FnMut(&TypedExpr)) {
-    f(e);
+    walk_while(e, &mut |x| {
+        f(x);
+        true
+    });
+}
+
+/// Calls `f` with `e` and, when it returns true, with each of `e`'s inner expressions in
+/// the same way (`false`: not into this one's).
+pub(super) fn walk_while<'r>(e: &'r TypedExpr, f: &mut dyn FnMut(&'r TypedExpr) -> bool) {
+    if !f(e) {
+        return;
+    }
     match &e.kind {
-        TypedExprKind::Unary(_, x) => walk(x, f),
+        TypedExprKind::Unary(_, x) => walk_while(x, f),
         TypedExprKind::Binary(_, a, b) => {
-            walk(a, f);
-            walk(b, f);
+            walk_while(a, f);
+            walk_while(b, f);
         }
-        TypedExprKind::Call(_, args) => args.iter().for_each(|a| walk(a, f)),
+        TypedExprKind::Call(_, args) => args.iter().for_each(|a| walk_while(a, f)),
         TypedExprKind::Aggregate { body, filter, .. } => {
-            walk(body, f);
+            walk_while(body, f);
             if let Some(x) = filter {
-                walk(x, f);
+                walk_while(x, f);
             }
         }
         TypedExprKind::Number(_)

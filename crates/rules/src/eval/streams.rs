@@ -214,21 +214,13 @@ impl State {
 
 /// The aggregates of `e` outside any other aggregate (`e` itself, if it is one).
 fn outermost<'r>(e: &'r TypedExpr, out: &mut Vec<&'r TypedExpr>) {
-    match &e.kind {
-        TypedExprKind::Aggregate { .. } => out.push(e),
-        TypedExprKind::Unary(_, x) => outermost(x, out),
-        TypedExprKind::Binary(_, a, b) => {
-            outermost(a, out);
-            outermost(b, out);
+    cache::walk_while(e, &mut |x| {
+        let inner = matches!(x.kind, TypedExprKind::Aggregate { .. });
+        if inner {
+            out.push(x);
         }
-        TypedExprKind::Call(_, args) => args.iter().for_each(|a| outermost(a, out)),
-        TypedExprKind::Number(_)
-        | TypedExprKind::Bool(_)
-        | TypedExprKind::Text(_)
-        | TypedExprKind::Cache(_)
-        | TypedExprKind::Role(_)
-        | TypedExprKind::Ref(_) => {}
-    }
+        !inner
+    });
 }
 
 /// Whether `e` reads only its aggregate's element, the VM's fields, parameters and

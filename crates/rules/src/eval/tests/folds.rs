@@ -51,24 +51,16 @@ fn with_temp_disk() -> Inputs {
 /// The aggregate of `rule` at `span`, outside any other.
 fn aggregate_at(rule: &CheckedRule, span: Span) -> &TypedExpr {
     let mut out = None;
-    cache::each_root(rule, &mut |root| outermost_at(root, span, &mut out));
+    cache::each_root(rule, &mut |root| {
+        cache::walk_while(root, &mut |e| {
+            let aggregate = matches!(e.kind, TypedExprKind::Aggregate { .. });
+            if aggregate && e.span == span {
+                out = Some(e);
+            }
+            !aggregate
+        });
+    });
     out.expect("the aggregate")
-}
-
-fn outermost_at<'r>(e: &'r TypedExpr, span: Span, out: &mut Option<&'r TypedExpr>) {
-    if e.span == span && matches!(e.kind, TypedExprKind::Aggregate { .. }) {
-        *out = Some(e);
-        return;
-    }
-    match &e.kind {
-        TypedExprKind::Unary(_, x) => outermost_at(x, span, out),
-        TypedExprKind::Binary(_, a, b) => {
-            outermost_at(a, span, out);
-            outermost_at(b, span, out);
-        }
-        TypedExprKind::Call(_, args) => args.iter().for_each(|a| outermost_at(a, span, out)),
-        _ => {}
-    }
 }
 
 /// A value's numbers as bits, with its time stamps: equal only when equal to the bit.
