@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use advisor_model::{Direction, Metric, Reduced};
+use advisor_model::{Direction, Metric, Reduced, Scale};
 use advisor_normalize::{Capture, TargetStats, metric_stats};
 use advisor_rules::eval::{AxisOrPoints, KnownRanks, Series, SeriesSource, TargetId};
 
@@ -59,7 +59,15 @@ impl SeriesSource for CaptureSeries<'_> {
         (!r.points.is_empty()).then_some(r)
     }
     fn axis_or_points(&self, target: TargetId, metric: Metric) -> Option<AxisOrPoints> {
-        match self.capture(target)?.axis_or_points(target.target, metric) {
+        self.axis_or_points_scaled(target, metric, Scale::Keep)
+    }
+    fn axis_or_points_scaled(
+        &self,
+        target: TargetId,
+        metric: Metric,
+        scale: Scale,
+    ) -> Option<AxisOrPoints> {
+        match self.capture(target)?.axis_or_points_scaled(target.target, metric, scale) {
             Err((_, vals)) if vals.is_empty() => None,
             got => Some(got),
         }

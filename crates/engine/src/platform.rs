@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use advisor_model::{Metric, Reduced, TargetKind};
+use advisor_model::{Metric, Reduced, Scale, TargetKind};
 use advisor_normalize::Capture;
 use std::sync::Arc;
 
@@ -282,11 +282,19 @@ impl SeriesSource for PlatformSeries<'_> {
         self.captures.axis_is_shifted(target, times, self.shift(target))
     }
     fn axis_or_points(&self, target: TargetId, metric: Metric) -> Option<AxisOrPoints> {
+        self.axis_or_points_scaled(target, metric, Scale::Keep)
+    }
+    fn axis_or_points_scaled(
+        &self,
+        target: TargetId,
+        metric: Metric,
+        scale: Scale,
+    ) -> Option<AxisOrPoints> {
         // A derived series has its own time stamps.
         if self.platform.derived.contains_key(&(target, metric)) {
             return self.series_columns(target, metric).map(Err);
         }
-        match self.captures.axis_or_points(target, metric)? {
+        match self.captures.axis_or_points_scaled(target, metric, scale)? {
             Ok(vals) => Some(Ok(vals)),
             Err((mut times, vals)) => {
                 let d = self.shift(target);

@@ -32,7 +32,7 @@ pub use compare::{
 };
 pub use episode::{Episode, EpisodeKind, EpisodeWindow};
 pub use location::Location;
-pub use metric::{Metric, Unit};
+pub use metric::{Metric, Scale, Unit};
 pub use points::{Reduced, Reducer, reduce_points};
 pub use rank::{all_finite, all_of, nearest_rank, nearest_ranks};
 pub use recommend::{

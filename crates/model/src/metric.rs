@@ -3,6 +3,45 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+/// One conversion of every value of a series: `Mul(f)` is `x * f` and `Div(d)` is `x / d`
+/// (not `x * (1 / d)`, which differs in the last bit), so a consumer that converts in the
+/// copy that loads a series gets what converting after gives, to the bit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scale {
+    Keep,
+    Mul(f64),
+    Div(f64),
+}
+
+impl Scale {
+    #[inline]
+    pub fn apply(self, x: f64) -> f64 {
+        match self {
+            Scale::Keep => x,
+            Scale::Mul(f) => x * f,
+            Scale::Div(d) => x / d,
+        }
+    }
+
+    /// Every value of `values` converted in place (a loop per kind, each vectorised).
+    pub fn apply_all(self, values: &mut [f64]) {
+        match self {
+            Scale::Keep => {}
+            Scale::Mul(f) => values.iter_mut().for_each(|v| *v *= f),
+            Scale::Div(d) => values.iter_mut().for_each(|v| *v /= d),
+        }
+    }
+
+    /// `values` converted, appended to `out`: the copy and the conversion in one pass.
+    pub fn extend(self, out: &mut Vec<f64>, values: &[f64]) {
+        match self {
+            Scale::Keep => out.extend_from_slice(values),
+            Scale::Mul(f) => out.extend(values.iter().map(|v| v * f)),
+            Scale::Div(d) => out.extend(values.iter().map(|v| v / d)),
+        }
+    }
+}
+
 /// The unit a canonical metric is stored in. Every reader converts to these.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use advisor_model::{Metric, Reduced, Reducer};
+use advisor_model::{Metric, Reduced, Reducer, Scale};
 use polars::prelude::*;
 
 use crate::Capture;
@@ -108,6 +108,13 @@ impl Capture {
     /// as [`Capture::series_columns`] gives them (`Err`): a derived metric is worked out
     /// once for either answer.
     pub fn axis_or_points(&self, target: u32, metric: Metric) -> AxisOrPoints {
+        self.axis_or_points_scaled(target, metric, Scale::Keep)
+    }
+
+    /// [`Capture::axis_or_points`] with the values on the axis (`Ok`) converted by `scale`
+    /// (the points of `Err` are not): a stated column is converted in the copy that takes
+    /// it out of the frame, not in a second pass over the copy.
+    pub fn axis_or_points_scaled(&self, target: u32, metric: Metric, scale: Scale) -> AxisOrPoints {
         let Some(part) = self.part(target) else {
             return Err(self.series(target, metric).into_iter().unzip());
         };
@@ -122,27 +129,30 @@ impl Capture {
                     || c.downcast_iter().all(|a| advisor_model::all_finite(a.values()))
             };
             if finite(&v) {
-                return Ok(into_values(v));
+                return Ok(into_values(v, scale));
             }
         }
         Err(points(t, &v))
     }
 }
 
-/// A column's values (none missing) as a vector: a derived metric's own buffer when
-/// nothing else holds it (no copy of a series just worked out), else a copy.
-pub(crate) fn into_values(v: Cow<'_, Float64Chunked>) -> Vec<f64> {
+/// A column's values (none missing) as a vector, converted by `scale`: a derived metric's
+/// own buffer when nothing else holds it (no copy of a series just worked out), converted
+/// in place, else a copy converted as it is made.
+pub(crate) fn into_values(v: Cow<'_, Float64Chunked>, scale: Scale) -> Vec<f64> {
     match v {
         // One chunk: the one array's buffer.
         Cow::Owned(ca) if ca.chunks().len() == 1 => {
-            ca.downcast_into_iter().next().map_or_else(Vec::new, |arr| {
+            let mut vals = ca.downcast_into_iter().next().map_or_else(Vec::new, |arr| {
                 arr.into_inner().1.into_mut().either(|shared| shared.to_vec(), |own| own)
-            })
+            });
+            scale.apply_all(&mut vals);
+            vals
         }
         v => {
             let mut vals: Vec<f64> = Vec::with_capacity(v.len());
             for a in v.downcast_iter() {
-                vals.extend_from_slice(a.values());
+                scale.extend(&mut vals, a.values());
             }
             vals
         }
@@ -333,6 +343,21 @@ mod tests {
         assert_eq!(c.axis_or_points(0, Iops), Ok(vec![40.0, 0.0, 5.0]));
         let latency = (vec![Some(1000), Some(3000)], vec![(2.0 * 10.0 + 4.0 * 30.0) / 40.0, 2.0]);
         assert_eq!(c.axis_or_points(0, LatencyMs), Err(latency.clone()));
+        // Converted in the copy (a stated column) or in place (a derived one): what
+        // converting after gives, to the bit; points are not converted.
+        let bits = |v: Vec<f64>| v.into_iter().map(f64::to_bits).collect::<Vec<_>>();
+        for scale in [Scale::Keep, Scale::Mul(1_048_576.0), Scale::Div(1e3), Scale::Div(3.0)] {
+            for m in [ReadIops, ReadLatencyMs, Iops] {
+                let (Ok(got), Ok(mut want)) =
+                    (c.axis_or_points_scaled(0, m, scale), c.axis_or_points(0, m))
+                else {
+                    panic!("{m:?} is on the axis")
+                };
+                scale.apply_all(&mut want);
+                assert_eq!(bits(got), bits(want), "{m:?} {scale:?}");
+            }
+            assert_eq!(c.axis_or_points_scaled(0, LatencyMs, scale), Err(latency.clone()));
+        }
         assert_eq!(c.series_columns(0, LatencyMs), latency);
         assert_eq!(c.axis_values(0, LatencyMs), None);
         assert_eq!(

@@ -165,7 +165,7 @@ impl Capture {
 fn finite_vec(col: Cow<'_, Float64Chunked>) -> Vec<f64> {
     match col {
         Cow::Owned(ca) if ca.null_count() == 0 && ca.chunks().len() == 1 => {
-            let mut v = crate::series::into_values(Cow::Owned(ca));
+            let mut v = crate::series::into_values(Cow::Owned(ca), advisor_model::Scale::Keep);
             v.retain(|x| x.is_finite());
             v
         }

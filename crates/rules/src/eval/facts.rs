@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use advisor_model::limits::{DiskLimits, PoolLimits, VmLimits};
-use advisor_model::{BenchSettings, Direction, Metric, Reduced, TargetKind};
+use advisor_model::{BenchSettings, Direction, Metric, Reduced, Scale, TargetKind};
 
 /// A capture target: which capture (the caller's numbering) and which target in it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -195,6 +195,21 @@ pub trait SeriesSource: Sync {
     /// value of it. By default every series is points.
     fn axis_or_points(&self, target: TargetId, metric: Metric) -> Option<AxisOrPoints> {
         self.series_columns(target, metric).map(Err)
+    }
+    /// [`SeriesSource::axis_or_points`] with the values on the axis (`Ok`) converted by
+    /// `scale` (the points of `Err` are not): a source that copies the values converts
+    /// them in the copy. By default converted after.
+    fn axis_or_points_scaled(
+        &self,
+        target: TargetId,
+        metric: Metric,
+        scale: Scale,
+    ) -> Option<AxisOrPoints> {
+        let mut got = self.axis_or_points(target, metric)?;
+        if let Ok(vals) = &mut got {
+            scale.apply_all(vals);
+        }
+        Some(got)
     }
     /// The timed points of [`SeriesSource::series`] reduced to at most `n` for a chart
     /// ([`advisor_model::reduce_points`]); by default from `series`. For the charts,

@@ -28,7 +28,7 @@ mod value;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use advisor_model::{Direction, Episode, EpisodeWindow, Finding, Metric, TargetKind, Unit};
+use advisor_model::{Direction, Episode, EpisodeWindow, Finding, Metric, Scale, TargetKind, Unit};
 
 pub use facts::{
     AxisOrPoints, BenchInfo, CatalogCaps, DiskInfo, Facts, KnownRanks, MemorySeries, PoolInfo,
@@ -618,14 +618,15 @@ impl<'a> Evaluation<'a> {
 
     /// A target's series from the source, converted to stored units, finite points only.
     fn load_series(&self, t: TargetId, m: Metric) -> StoredSeries {
-        let points = match self.series.axis_or_points(t, m)? {
+        // Values on the axis come converted to stored units (in the copy that takes a
+        // stated column out of the frame); points are converted below.
+        let points = match self.series.axis_or_points_scaled(t, m, stored_scale(m.unit()))? {
             // On the target's axis (the usual case): its time stamps are taken once.
-            Ok(mut vals) => {
+            Ok(vals) => {
                 if let Some(times) =
                     self.cache.target_axis(t, |a| self.series.axis_is(t, a), || self.series.axis(t))
                     && times.len() == vals.len()
                 {
-                    to_stored_all(m.unit(), &mut vals);
                     return Some((times, Arc::new(vals)));
                 }
                 self.series.series_columns(t, m)
@@ -689,15 +690,18 @@ pub fn to_stored(u: Unit, v: f64) -> f64 {
 
 /// [`to_stored`] over a whole series, the unit looked at once.
 fn to_stored_all(u: Unit, values: &mut [f64]) {
+    stored_scale(u).apply_all(values);
+}
+
+/// [`to_stored`] as one [`Scale`] for a whole series: what a source converts a series by
+/// as it copies it ([`SeriesSource::axis_or_points_scaled`]).
+fn stored_scale(u: Unit) -> Scale {
     match u {
-        Unit::Milliseconds => values.iter_mut().for_each(|v| *v /= 1e3),
-        Unit::Percent => values.iter_mut().for_each(|v| *v /= 100.0),
+        Unit::Milliseconds => Scale::Div(1e3),
+        Unit::Percent => Scale::Div(100.0),
         // A factor of 1 (x * 1.0 is x, bit for bit): IOPS and queue depths are stored as read.
-        Unit::PerSecond | Unit::PagesPerSecond | Unit::Ios => {}
-        u => {
-            let f = unit_factor(u);
-            values.iter_mut().for_each(|v| *v *= f);
-        }
+        Unit::PerSecond | Unit::PagesPerSecond | Unit::Ios => Scale::Keep,
+        u => Scale::Mul(unit_factor(u)),
     }
 }
 
