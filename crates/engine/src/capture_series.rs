@@ -58,16 +58,8 @@ impl SeriesSource for CaptureSeries<'_> {
         let r = self.capture(target)?.reduced(target.target, metric, n);
         (!r.points.is_empty()).then_some(r)
     }
-    fn axis_or_points(&self, target: TargetId, metric: Metric) -> Option<AxisOrPoints> {
-        self.axis_or_points_scaled(target, metric, Scale::Keep)
-    }
-    fn axis_or_points_scaled(
-        &self,
-        target: TargetId,
-        metric: Metric,
-        scale: Scale,
-    ) -> Option<AxisOrPoints> {
-        match self.capture(target)?.axis_or_points_scaled(target.target, metric, scale) {
+    fn axis_or_points_scaled(&self, t: TargetId, m: Metric, s: Scale) -> Option<AxisOrPoints> {
+        match self.capture(t)?.axis_or_points_scaled(t.target, m, s) {
             Err((_, vals)) if vals.is_empty() => None,
             got => Some(got),
         }

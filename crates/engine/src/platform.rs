@@ -281,25 +281,17 @@ impl SeriesSource for PlatformSeries<'_> {
     fn axis_is(&self, target: TargetId, times: &[i64]) -> bool {
         self.captures.axis_is_shifted(target, times, self.shift(target))
     }
-    fn axis_or_points(&self, target: TargetId, metric: Metric) -> Option<AxisOrPoints> {
-        self.axis_or_points_scaled(target, metric, Scale::Keep)
-    }
-    fn axis_or_points_scaled(
-        &self,
-        target: TargetId,
-        metric: Metric,
-        scale: Scale,
-    ) -> Option<AxisOrPoints> {
+    fn axis_or_points_scaled(&self, t: TargetId, m: Metric, s: Scale) -> Option<AxisOrPoints> {
         // A derived series has its own time stamps.
-        if self.platform.derived.contains_key(&(target, metric)) {
-            return self.series_columns(target, metric).map(Err);
+        if self.platform.derived.contains_key(&(t, m)) {
+            return self.series_columns(t, m).map(Err);
         }
-        match self.captures.axis_or_points_scaled(target, metric, scale)? {
+        match self.captures.axis_or_points_scaled(t, m, s)? {
             Ok(vals) => Some(Ok(vals)),
             Err((mut times, vals)) => {
-                let d = self.shift(target);
+                let d = self.shift(t);
                 if d != 0 {
-                    times.iter_mut().flatten().for_each(|t| *t += d);
+                    times.iter_mut().flatten().for_each(|x| *x += d);
                 }
                 Some(Err((times, vals)))
             }

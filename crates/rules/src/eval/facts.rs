@@ -192,24 +192,15 @@ pub trait SeriesSource: Sync {
     /// a finite value at each: `series_columns` without the time stamps, which a consumer
     /// takes once per target. Else its points as `series_columns` gives them (`Err`), so a
     /// series worked out from others is worked out once. `None` when the target has no
-    /// value of it. By default every series is points.
+    /// value of it. A source answers it in [`SeriesSource::axis_or_points_scaled`].
     fn axis_or_points(&self, target: TargetId, metric: Metric) -> Option<AxisOrPoints> {
-        self.series_columns(target, metric).map(Err)
+        self.axis_or_points_scaled(target, metric, Scale::Keep)
     }
-    /// [`SeriesSource::axis_or_points`] with the values on the axis (`Ok`) converted by
-    /// `scale` (the points of `Err` are not): a source that copies the values converts
-    /// them in the copy. By default converted after.
-    fn axis_or_points_scaled(
-        &self,
-        target: TargetId,
-        metric: Metric,
-        scale: Scale,
-    ) -> Option<AxisOrPoints> {
-        let mut got = self.axis_or_points(target, metric)?;
-        if let Ok(vals) = &mut got {
-            scale.apply_all(vals);
-        }
-        Some(got)
+    /// [`SeriesSource::axis_or_points`] with the values on the axis (`Ok`) converted by `s`
+    /// (the points of `Err` are not): a source that copies the values converts them in the
+    /// copy. By default every series is points.
+    fn axis_or_points_scaled(&self, t: TargetId, m: Metric, _s: Scale) -> Option<AxisOrPoints> {
+        self.series_columns(t, m).map(Err)
     }
     /// The timed points of [`SeriesSource::series`] reduced to at most `n` for a chart
     /// ([`advisor_model::reduce_points`]); by default from `series`. For the charts,
