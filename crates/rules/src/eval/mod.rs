@@ -640,7 +640,7 @@ impl<'a> Evaluation<'a> {
                 times.retain(|_| k.next().copied().unwrap_or(false));
                 vals.retain(|v| v.is_finite());
             }
-            to_stored_all(m.unit(), &mut vals);
+            stored_scale(m.unit()).apply_all(&mut vals);
             (self.cache.axis(t.capture, times), Arc::new(vals))
         })
     }
@@ -681,20 +681,11 @@ pub fn percentile_of(values: &[f64], p: f64) -> Option<f64> {
 /// stored one divide (a capture's 35 % is 35 / 100, exactly the literal `35%`; 35 * 0.01
 /// is 0.35000000000000003, above it), the others multiply by [`unit_factor`].
 pub fn to_stored(u: Unit, v: f64) -> f64 {
-    match u {
-        Unit::Milliseconds => v / 1e3,
-        Unit::Percent => v / 100.0,
-        u => v * unit_factor(u),
-    }
+    stored_scale(u).apply(v)
 }
 
-/// [`to_stored`] over a whole series, the unit looked at once.
-fn to_stored_all(u: Unit, values: &mut [f64]) {
-    stored_scale(u).apply_all(values);
-}
-
-/// [`to_stored`] as one [`Scale`] for a whole series: what a source converts a series by
-/// as it copies it ([`SeriesSource::axis_or_points_scaled`]).
+/// [`to_stored`] as one [`Scale`], the one definition of the conversion: for a value, and
+/// for a whole series as a source copies it ([`SeriesSource::axis_or_points_scaled`]).
 fn stored_scale(u: Unit) -> Scale {
     match u {
         Unit::Milliseconds => Scale::Div(1e3),
