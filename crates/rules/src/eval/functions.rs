@@ -189,11 +189,19 @@ impl Evaluation<'_> {
             },
             _ => b.percentile(),
         };
-        let v = self.eval(arg)?;
-        let s = match v {
-            Value::Num(x) => return Ok(Value::Num(x)),
-            Value::Nums(s) => s,
-            v => return missing(format!("{}() of {}", b.spec().name, v.describe())),
+        // A percentile, the least or the most of a metric itself, when the source took it
+        // already (the summaries did): the series is not loaded for it.
+        let known = match &arg.kind {
+            TypedExprKind::Ref(Ref::Metric { of, metric }) => self.known_stat(b, p, *of, *metric),
+            _ => None,
+        };
+        let s = match known {
+            Some(_) => None,
+            None => match self.eval(arg)? {
+                Value::Num(x) => return Ok(Value::Num(x)),
+                Value::Nums(s) => Some(s),
+                v => return missing(format!("{}() of {}", b.spec().name, v.describe())),
+            },
         };
         // A latency metric's percentile: the tool's own when the target has it.
         let latency_dir = match &arg.kind {
@@ -210,11 +218,54 @@ impl Evaluation<'_> {
             self.used_source = true;
             return Ok(Value::Num(x / 1000.0));
         }
+        let x = match (known, s) {
+            (Some((_t, x)), _) => {
+                // What the series gives, to the bit (the source's ranks are its values'):
+                // checked against the series loaded apart (not kept, nothing seeded).
+                #[cfg(debug_assertions)]
+                if let TypedExprKind::Ref(Ref::Metric { metric, .. }) = &arg.kind {
+                    let vals = self.load_series(_t, *metric).map(|(_, v)| v).unwrap_or_default();
+                    let want = match b {
+                        Builtin::Min => vals.iter().copied().reduce(f64::min),
+                        Builtin::Max => vals.iter().copied().reduce(f64::max),
+                        _ => p.and_then(|p| super::value::percentile(&vals, p)),
+                    };
+                    assert_eq!(
+                        want.map(f64::to_bits),
+                        Some(x.to_bits()),
+                        "a known statistic is not the series' own: `{}`",
+                        self.src(whole)
+                    );
+                }
+                x
+            }
+            (None, Some(s)) => self.series_stat(b, p, arg, whole, &s)?,
+            (None, None) => return missing("internal: no series"),
+        };
+        if x.is_finite() {
+            Ok(Value::Num(x))
+        } else {
+            missing(format!("`{}` is not a number", self.src(whole)))
+        }
+    }
+
+    /// `b` (a percentile when `p` is given, `avg`, `min` or `max`) of the series `s` that
+    /// `arg` gave.
+    fn series_stat(
+        &self,
+        b: Builtin,
+        p: Option<f64>,
+        arg: &TypedExpr,
+        whole: &TypedExpr,
+        s: &TimeSeries<f64>,
+    ) -> OrMissing<f64> {
         let values: &[f64] = &s.vals;
         if values.is_empty() {
             return missing(format!("no common samples in `{}`", self.src(arg)));
         }
-        if let (Some(p), Some((_, metric, _))) = (src_p, latency_dir)
+        if let Some(p) = p.or((b == Builtin::Max).then_some(100.0))
+            && let TypedExprKind::Ref(Ref::Metric { metric, .. }) = &arg.kind
+            && latency_direction(*metric).is_some()
             && s.len() == 1
             && s.times.first().is_some_and(Option::is_none)
             && p > 50.0
@@ -225,7 +276,7 @@ impl Evaluation<'_> {
                 metric.name()
             ));
         }
-        let x = match b {
+        Ok(match b {
             Builtin::Avg => values.iter().sum::<f64>() / values.len() as f64,
             Builtin::Min => values.iter().copied().fold(f64::INFINITY, f64::min),
             Builtin::Max => values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
@@ -239,12 +290,50 @@ impl Evaluation<'_> {
                 Some(x) => x,
                 None => return missing(format!("no samples in `{}`", self.src(arg))),
             },
+        })
+    }
+
+    /// What [`Self::series_stat`] gives for `b` of metric `m` of `of`, from the ranks the
+    /// source took of the series `of` reads it from (its first target): `None` when the
+    /// source has not taken it (then the series is loaded), for a benchmark's one summary
+    /// row, and for `avg`. The ranks are of the series' own values (the source's promise,
+    /// [`super::SeriesSource::known_ranks`]), in the frame's unit: converted as the series
+    /// is, value by value, which keeps their order. Only when they are of a value at each
+    /// of the target's time stamps, the series' length.
+    fn known_stat(
+        &self,
+        b: Builtin,
+        p: Option<f64>,
+        of: Owner,
+        m: Metric,
+    ) -> Option<(TargetId, f64)> {
+        let t = match of {
+            Owner::Host => self.facts.host?,
+            Owner::Vm => return None,
+            // The series of an element is its first target's when that one has samples
+            // ([`Self::metric`]); known ranks of them say it has.
+            of => *self.elem_targets(self.subject(of).ok()?).ok()?.first()?,
         };
-        if x.is_finite() {
-            Ok(Value::Num(x))
-        } else {
-            missing(format!("`{}` is not a number", self.src(whole)))
+        let known = self.series.known_ranks(t, m)?;
+        let stored = |x: f64| to_stored(m.unit(), x);
+        if known.count < 2 || !stored(known.min).is_finite() || !stored(known.max).is_finite() {
+            return None;
         }
+        // Of as many finite values as the target has time stamps: then the series is the
+        // column on the target's axis, one value a stamp ([`Self::load_series`]), and these
+        // are its ranks. The axis is taken once for every metric and group.
+        let axis =
+            self.cache.target_axis(t, |a| self.series.axis_is(t, a), || self.series.axis(t))?;
+        if known.count != axis.len() {
+            return None;
+        }
+        let x = match (b, p) {
+            (Builtin::Min, _) => known.min,
+            (Builtin::Max, _) => known.max,
+            (Builtin::Avg, _) | (_, None) => return None,
+            (_, Some(p)) => known.ranks.iter().find(|(q, _)| q.to_bits() == p.to_bits())?.1,
+        };
+        Some((t, stored(x)))
     }
 
     /// The source percentile of a latency metric of `of`, in ms; `Ok(None)` when the

@@ -3,10 +3,12 @@
 
 use super::*;
 
-/// [`MemorySeries`] that also says it knows the ranks `known` of some series.
+/// [`MemorySeries`] that also says it knows the ranks `known` of some series, and with
+/// `axis` gives each target's time axis (its IOPS series' stamps).
 struct Knowing {
     series: MemorySeries,
     known: Vec<(TargetId, Metric, KnownRanks)>,
+    axis: bool,
 }
 
 impl SeriesSource for Knowing {
@@ -21,6 +23,10 @@ impl SeriesSource for Knowing {
     }
     fn known_ranks(&self, target: TargetId, metric: Metric) -> Option<KnownRanks> {
         self.known.iter().find(|(t, m, _)| *t == target && *m == metric).map(|(_, _, k)| k.clone())
+    }
+    fn axis(&self, target: TargetId) -> Option<Vec<Option<i64>>> {
+        let s = self.series.series(target, Metric::Iops).filter(|_| self.axis)?;
+        Some(s.iter().map(|(t, _)| *t).collect())
     }
 }
 
@@ -61,6 +67,7 @@ fn known_ranks_give_what_selecting_gives() {
     let known = Knowing {
         series: c.series.clone(),
         known: vec![(t, Metric::Iops, ranks(200, 1.0)), (t, Metric::LatencyMs, ranks(200, 8.0))],
+        axis: false,
     };
     assert_eq!(evaluate_rule(&r, &c.facts, &known), plain);
 }
@@ -72,7 +79,8 @@ fn ranks_of_another_count_are_not_read() {
     let plain = evaluate_rule(&r, &c.facts, &c.series);
     let mut wrong = ranks(199, 1.0);
     wrong.ranks.iter_mut().for_each(|(_, x)| *x += 1000.0);
-    let known = Knowing { series: c.series.clone(), known: vec![(t, Metric::Iops, wrong)] };
+    let known =
+        Knowing { series: c.series.clone(), known: vec![(t, Metric::Iops, wrong)], axis: false };
     assert_eq!(evaluate_rule(&r, &c.facts, &known), plain);
 }
 
@@ -85,7 +93,57 @@ fn wrong_ranks_of_the_right_count_fail_in_debug_builds() {
     let (c, t, r) = inputs();
     let mut wrong = ranks(200, 1.0);
     wrong.ranks[1].1 += 1.0;
-    let known = Knowing { series: c.series.clone(), known: vec![(t, Metric::Iops, wrong)] };
+    let known =
+        Knowing { series: c.series.clone(), known: vec![(t, Metric::Iops, wrong)], axis: false };
+    let _ = evaluate_rule(&r, &c.facts, &known);
+}
+
+// With the target's time axis, a percentile, least or most of a metric itself whose ranks
+// are of a value at every stamp is read without loading the series (debug builds load it
+// and check every statistic read against the series' own): the same evidence.
+#[test]
+fn known_statistics_of_a_value_at_every_stamp_give_what_the_series_gives() {
+    let (c, t, _) = inputs();
+    let r = rule(
+        "disk",
+        "when p95(iops) > 0 iops and max(latency_ms) > 0 ms",
+        "{p95(iops):.0} {p50(iops):.0} {min(iops):.0} {max(iops):.0} {p99(latency_ms):.3} {pct(latency_ms, 99.9):.3} {min(latency_ms):.3} {max(latency_ms):.3} {avg(iops):.1}",
+    );
+    let plain = evaluate_rule(&r, &c.facts, &c.series);
+    assert_eq!(only(&plain).evidence, "190 100 1 200 24.750 25.000 0.125 25.000 100.5");
+    let known = Knowing {
+        series: c.series.clone(),
+        known: vec![(t, Metric::Iops, ranks(200, 1.0)), (t, Metric::LatencyMs, ranks(200, 8.0))],
+        axis: true,
+    };
+    assert_eq!(evaluate_rule(&r, &c.facts, &known), plain);
+}
+
+// Ranks of fewer values than the axis has stamps are of a series with gaps, not of the
+// one on the axis: never read, with the axis or without.
+#[test]
+fn ranks_of_fewer_values_than_stamps_are_not_read() {
+    let (c, t, r) = inputs();
+    let plain = evaluate_rule(&r, &c.facts, &c.series);
+    let mut wrong = ranks(199, 1.0);
+    wrong.ranks.iter_mut().for_each(|(_, x)| *x += 1000.0);
+    wrong.max += 1000.0;
+    let known =
+        Knowing { series: c.series.clone(), known: vec![(t, Metric::Iops, wrong)], axis: true };
+    assert_eq!(evaluate_rule(&r, &c.facts, &known), plain);
+}
+
+// Wrong ranks of a value at every stamp would be read as they are, without the series:
+// debug builds check each statistic read against the series' own and fail loudly.
+#[cfg(debug_assertions)]
+#[test]
+#[should_panic(expected = "a known statistic is not the series' own: `p95(iops)`")]
+fn wrong_statistics_read_without_the_series_fail_in_debug_builds() {
+    let (c, t, r) = inputs();
+    let mut wrong = ranks(200, 1.0);
+    wrong.ranks[1].1 += 1.0;
+    let known =
+        Knowing { series: c.series.clone(), known: vec![(t, Metric::Iops, wrong)], axis: true };
     let _ = evaluate_rule(&r, &c.facts, &known);
 }
 
