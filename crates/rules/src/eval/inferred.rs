@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::facts::CatalogCaps;
-use super::value::{OrMissing, TimeSeries, Times, Value, kept_runs, missing};
+use super::value::{OrMissing, TimeSeries, Times, Value, bits, kept_runs, missing};
 use super::{AZURE_MB, Evaluation};
 use crate::builtins::Builtin;
 use crate::check::TypedExpr;
@@ -60,7 +60,11 @@ fn band_floor(vals: &[f64], busy: &[bool], min_busy: usize) -> Result<Option<(f6
     // The busy finite values, copied a stretch at a time.
     let len = vals.len().min(busy.len());
     let mut busy_vals: Vec<f64> = Vec::with_capacity(len);
-    kept_runs(len, |i| busy[i] & vals[i].is_finite(), |r| busy_vals.extend_from_slice(&vals[r]));
+    kept_runs(
+        len,
+        |r| bits(&busy[r.clone()], |b| b) & bits(&vals[r], f64::is_finite),
+        |r| busy_vals.extend_from_slice(&vals[r]),
+    );
     let n = busy_vals.len();
     if busy_vals.is_empty() {
         return Ok(None);
@@ -351,7 +355,7 @@ impl Evaluation<'_> {
                     interval: x.interval_s(),
                 });
             }
-            return Ok(kept(x.interval_s(), &times, &vals, n, |i| vals[i] >= floor));
+            return Ok(kept(x.interval_s(), &times, &vals, n, |r| bits(&vals[r], |v| v >= floor)));
         }
         match band_floor(&vals, &flags, min) {
             Err(n) => {
@@ -366,8 +370,8 @@ impl Evaluation<'_> {
             Ok(floor) => {
                 let vals = &vals[..vals.len().min(flags.len())];
                 Ok(match floor {
-                    Some((floor, busy)) => kept(x.interval_s(), &times, vals, busy, |i| {
-                        in_band(vals[i], flags[i], floor)
+                    Some((floor, busy)) => kept(x.interval_s(), &times, vals, busy, |r| {
+                        bits(&flags[r.clone()], |b| b) & bits(&vals[r], |v| in_band(v, true, floor))
                     }),
                     None => TimeSeries {
                         times: Arc::new(Vec::new()),
@@ -383,17 +387,19 @@ impl Evaluation<'_> {
 /// The samples of `x` (joined on time with `cond`) where `cond` holds.
 fn select(x: &TimeSeries<f64>, cond: &Value) -> TimeSeries<f64> {
     let (times, vals, flags) = flagged(x, cond);
-    kept(x.interval_s(), &times, &vals[..vals.len().min(flags.len())], 0, |i| flags[i])
+    kept(x.interval_s(), &times, &vals[..vals.len().min(flags.len())], 0, |r| {
+        bits(&flags[r], |b| b)
+    })
 }
 
-/// The samples at the positions where `keep` holds, a stretch at a time ([`kept_runs`]),
-/// with room for `expect` of them made first.
+/// The samples at the positions `keep` marks (a block's word, as [`kept_runs`] reads it),
+/// a stretch at a time, with room for `expect` of them made first.
 fn kept(
     interval: Option<f64>,
     times: &[Option<i64>],
     vals: &[f64],
     expect: usize,
-    keep: impl Fn(usize) -> bool,
+    keep: impl Fn(std::ops::Range<usize>) -> u64,
 ) -> TimeSeries<f64> {
     let (mut t, mut v) = (Vec::with_capacity(expect), Vec::with_capacity(expect));
     kept_runs(times.len().min(vals.len()), keep, |r| {

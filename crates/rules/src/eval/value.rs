@@ -200,22 +200,21 @@ impl Value {
     }
 }
 
-/// Calls `run` with each stretch of consecutive positions below `len` where `keep` holds,
-/// in order. The positions are tested 64 at a time into a mask without a branch, and the
-/// stretches read from the mask, so a long busy or idle stretch (the usual shape of a
-/// disk's day) costs a copy or nothing, not a mispredicted branch per sample.
+/// Calls `run` with each stretch of consecutive positions below `len` that are kept, in
+/// order. `mask` says which positions of a block of at most 64 are kept, as the bits of a
+/// word (bit `k`: the block's `k`th position; [`bits`] makes it from a slice), so the
+/// test runs over a plain slice without a branch, and the stretches are read from the
+/// word: a long busy or idle stretch (the usual shape of a disk's day) costs a copy or
+/// nothing, not a mispredicted branch per sample.
 pub(crate) fn kept_runs(
     len: usize,
-    keep: impl Fn(usize) -> bool,
+    mask: impl Fn(std::ops::Range<usize>) -> u64,
     mut run: impl FnMut(std::ops::Range<usize>),
 ) {
     let mut open: Option<usize> = None;
     for block in (0..len).step_by(64) {
         let n = (len - block).min(64);
-        let mut mask = 0u64;
-        for k in 0..n {
-            mask |= u64::from(keep(block + k)) << k;
-        }
+        let mask = mask(block..block + n);
         // Walk the mask's stretches of ones and zeros.
         let mut k = 0usize;
         while k < n {
@@ -237,6 +236,12 @@ pub(crate) fn kept_runs(
     if let Some(start) = open {
         run(start..len);
     }
+}
+
+/// The word [`kept_runs`] reads for a block: bit `k` set where `keep` holds of `xs[k]`
+/// (at most 64 of them).
+pub(crate) fn bits<T: Copy>(xs: &[T], keep: impl Fn(T) -> bool) -> u64 {
+    xs.iter().take(64).enumerate().fold(0u64, |m, (k, x)| m | (u64::from(keep(*x)) << k))
 }
 
 /// Nearest-rank percentile (as `advisor_normalize::Stats`) of finite values: a selection,
@@ -347,7 +352,7 @@ fn timed_pieces(s: &TimeSeries<bool>, breaks: &[usize]) -> Vec<std::ops::Range<u
     let mut pieces = Vec::new();
     kept_runs(
         n,
-        |i| s.vals[i],
+        |r| bits(&s.vals[r], |b| b),
         |r| {
             let mut start = r.start;
             let from = breaks.partition_point(|&k| k <= r.start);
@@ -575,7 +580,7 @@ mod tests {
             flags in proptest::collection::vec(proptest::bool::weighted(0.7), 0..300),
         ) {
             let mut got: Vec<std::ops::Range<usize>> = Vec::new();
-            kept_runs(flags.len(), |i| flags[i], |r| got.push(r));
+            kept_runs(flags.len(), |r| bits(&flags[r], |b| b), |r| got.push(r));
             let kept: Vec<usize> = got.iter().flat_map(|r| r.clone()).collect();
             let want: Vec<usize> = (0..flags.len()).filter(|i| flags[*i]).collect();
             proptest::prop_assert_eq!(kept, want);
