@@ -375,6 +375,14 @@ impl SeriesCache {
     }
 }
 
+/// How many of `rule`'s expressions are series (each a pass over the samples when it is
+/// worked out): how much work the rule is, to start the heavier `vm` rules first.
+pub(super) fn series_steps(rule: &CheckedRule) -> usize {
+    let mut n = 0;
+    each_expr(rule, &mut |e| n += usize::from(e.ty.series));
+    n
+}
+
 /// Calls `f` with every expression of `rule`, inner ones included: its lets, conditions,
 /// texts and episodes.
 fn each_expr(rule: &CheckedRule, f: &mut impl FnMut(&TypedExpr)) {

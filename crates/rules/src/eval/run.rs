@@ -98,8 +98,10 @@ pub fn evaluate<'r>(
         g.pairs = holding_order(std::mem::take(&mut g.pairs), &metrics);
     }
     // The `vm` rules' subjects run last, once every value they fold is in: each pair a
-    // group of its own, so the cores share them.
-    let vm = groups.remove(0);
+    // group of its own, so the cores share them; the heaviest first, so the last to start
+    // is a light one and neither core waits long for the other at the end.
+    let mut vm = groups.remove(0);
+    vm.pairs.sort_by_key(|&(r, _)| std::cmp::Reverse(cache::series_steps(rules[r])));
     // The others in about the order of the elements they fold, so few values wait for
     // an earlier one.
     groups.sort_by_key(|g| g.items.iter().map(|&i| items[i].at()).min().unwrap_or(usize::MAX));
