@@ -3,7 +3,7 @@
 //! and each rule's outcome put together from its subjects'.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 
 use advisor_model::{Finding, Metric, NotEvaluated, TargetKind};
 
@@ -106,6 +106,9 @@ pub fn evaluate<'r>(
     // an earlier one.
     groups.sort_by_key(|g| g.items.iter().map(|&i| items[i].at()).min().unwrap_or(usize::MAX));
     let axes = Arc::new(Axes::default());
+    // How many groups have brought every value they fold (a group that panics counts too,
+    // so nothing waits for it): once all have, every fold is done.
+    let brought = (Mutex::new(0usize), Condvar::new());
     let run_group = |group: &Group, folded: Folded| {
         let mut in_group: Vec<usize> = group.pairs.iter().map(|&(r, _)| r).collect();
         in_group.sort_unstable();
@@ -114,8 +117,11 @@ pub fn evaluate<'r>(
             Shared::of_group(in_group.iter().map(|&r| (rules[r].id.as_str(), &shared_keys[r])));
         let mut cache = SeriesCache::with_axes(&axes, shared);
         cache.folded = folded;
-        for &i in &group.items {
-            streams.evaluate(&items[i], facts, series, &cache);
+        {
+            let _brought = Brought(&brought);
+            for &i in &group.items {
+                streams.evaluate(&items[i], facts, series, &cache);
+            }
         }
         if !group.items.is_empty() {
             cache.forget(|m| group.pairs.iter().any(|&(r, _)| metrics[r].contains(&m)));
@@ -135,14 +141,24 @@ pub fn evaluate<'r>(
             })
             .collect::<Vec<_>>()
     };
-    let mut done =
-        advisor_model::par::map_indexed(groups.len(), 8, |g| run_group(&groups[g], Folded::new()));
-    let folded = streams.finish(&rules);
-    done.extend(advisor_model::par::map_indexed(vm.pairs.len(), 8, |k| {
-        let pair = vm.pairs[k];
-        let one = Group { pairs: vec![pair], items: Vec::new() };
+    // The groups, then the `vm` pairs, taken in that order by the cores: a core that finds
+    // no group left starts on the `vm` pairs once every group has brought its values
+    // (each group brings them first thing), while the last groups run their own rules.
+    let folded: OnceLock<HashMap<usize, Folded>> = OnceLock::new();
+    let done = advisor_model::par::map_indexed(groups.len() + vm.pairs.len(), 8, |k| {
+        let Some(pair) = k.checked_sub(groups.len()).and_then(|k| vm.pairs.get(k)) else {
+            return run_group(&groups[k], Folded::new());
+        };
+        let (count, all_in) = &brought;
+        let mut n = count.lock().unwrap_or_else(PoisonError::into_inner);
+        while *n < groups.len() {
+            n = all_in.wait(n).unwrap_or_else(PoisonError::into_inner);
+        }
+        drop(n);
+        let folded = folded.get_or_init(|| streams.finish(&rules));
+        let one = Group { pairs: vec![*pair], items: Vec::new() };
         run_group(&one, folded.get(&pair.0).cloned().unwrap_or_default())
-    }));
+    });
     let mut per_rule: Vec<Vec<Option<Subject>>> = subs
         .iter()
         .map(|s| s.as_ref().map_or(0, Vec::len))
@@ -195,6 +211,18 @@ pub fn evaluate<'r>(
     };
     crate::stories::link(&mut out.findings, explains, fits);
     out
+}
+
+/// Counts a group as having brought its values when dropped (after its items, or as a
+/// panic unwinds it), and wakes whoever waits for all of them.
+struct Brought<'a>(&'a (Mutex<usize>, Condvar));
+
+impl Drop for Brought<'_> {
+    fn drop(&mut self) {
+        let (count, all_in) = self.0;
+        *count.lock().unwrap_or_else(PoisonError::into_inner) += 1;
+        all_in.notify_all();
+    }
 }
 
 /// One group's pairs of rule and subject, and the bodies of the `vm` rules' aggregates it
