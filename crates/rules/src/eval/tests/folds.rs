@@ -265,3 +265,40 @@ mod checked_once {
         }
     }
 }
+
+/// [`MemorySeries`] that panics when asked for any series of one target.
+struct PanicsOn(MemorySeries, TargetId);
+
+impl SeriesSource for PanicsOn {
+    fn series(&self, target: TargetId, metric: Metric) -> Option<Arc<Series>> {
+        assert_ne!(target, self.1, "a source that fails on one target");
+        self.0.series(target, metric)
+    }
+    fn source_percentile(&self, target: TargetId, direction: Direction, pct: f64) -> Option<f64> {
+        self.0.source_percentile(target, direction, pct)
+    }
+    fn interval_s(&self, target: TargetId) -> Option<f64> {
+        self.0.interval_s(target)
+    }
+}
+
+// A group that panics while it brings the values it folds still counts as having brought
+// them: the `vm` rules, which wait for every group's values, do not wait for it forever,
+// and the panic reaches the caller.
+#[test]
+fn a_group_that_panics_leaves_no_vm_rule_waiting() {
+    let c = with_temp_disk();
+    let bad = c.facts.disks[0].targets[0];
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let (reg, res) = Registry::shipped();
+        res.unwrap();
+        let source = PanicsOn(c.series.clone(), bad);
+        let run = || evaluate(reg.rules(), &c.facts, &source);
+        let _ = tx.send(std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).is_err());
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(300)) {
+        Ok(panicked) => assert!(panicked, "the source's panic reaches the caller"),
+        Err(_) => panic!("the evaluation waited forever for a group that panicked"),
+    }
+}
