@@ -72,16 +72,21 @@ fn known_ranks_give_what_selecting_gives() {
     assert_eq!(evaluate_rule(&r, &c.facts, &known), plain);
 }
 
-// Ranks of another number of values are not the series' own: never read.
+// Ranks of another number of values are not the series' own: never read, without the
+// target's axis (the loaded series' count differs) or with it (fewer values than the axis
+// has stamps are of a series with gaps, not of the one on the axis).
 #[test]
 fn ranks_of_another_count_are_not_read() {
     let (c, t, r) = inputs();
     let plain = evaluate_rule(&r, &c.facts, &c.series);
     let mut wrong = ranks(199, 1.0);
     wrong.ranks.iter_mut().for_each(|(_, x)| *x += 1000.0);
-    let known =
-        Knowing { series: c.series.clone(), known: vec![(t, Metric::Iops, wrong)], axis: false };
-    assert_eq!(evaluate_rule(&r, &c.facts, &known), plain);
+    wrong.max += 1000.0;
+    for axis in [false, true] {
+        let known = vec![(t, Metric::Iops, wrong.clone())];
+        let known = Knowing { series: c.series.clone(), known, axis };
+        assert_eq!(evaluate_rule(&r, &c.facts, &known), plain, "with the axis: {axis}");
+    }
 }
 
 // Wrong ranks of the right count would be read as they are: debug builds (every test)
@@ -116,20 +121,6 @@ fn known_statistics_of_a_value_at_every_stamp_give_what_the_series_gives() {
         known: vec![(t, Metric::Iops, ranks(200, 1.0)), (t, Metric::LatencyMs, ranks(200, 8.0))],
         axis: true,
     };
-    assert_eq!(evaluate_rule(&r, &c.facts, &known), plain);
-}
-
-// Ranks of fewer values than the axis has stamps are of a series with gaps, not of the
-// one on the axis: never read, with the axis or without.
-#[test]
-fn ranks_of_fewer_values_than_stamps_are_not_read() {
-    let (c, t, r) = inputs();
-    let plain = evaluate_rule(&r, &c.facts, &c.series);
-    let mut wrong = ranks(199, 1.0);
-    wrong.ranks.iter_mut().for_each(|(_, x)| *x += 1000.0);
-    wrong.max += 1000.0;
-    let known =
-        Knowing { series: c.series.clone(), known: vec![(t, Metric::Iops, wrong)], axis: true };
     assert_eq!(evaluate_rule(&r, &c.facts, &known), plain);
 }
 
