@@ -95,11 +95,17 @@ fn ranks_of_another_count_are_not_read() {
 #[test]
 #[should_panic(expected = "a known rank is not the series' own")]
 fn wrong_ranks_of_the_right_count_fail_in_debug_builds() {
+    with_a_wrong_p95(false);
+}
+
+/// The rule of [`inputs`] evaluated with ranks of its IOPS whose p95 is off by one, from a
+/// source that gives the target's time axis or not.
+#[cfg(debug_assertions)]
+fn with_a_wrong_p95(axis: bool) {
     let (c, t, r) = inputs();
     let mut wrong = ranks(200, 1.0);
     wrong.ranks[1].1 += 1.0;
-    let known =
-        Knowing { series: c.series.clone(), known: vec![(t, Metric::Iops, wrong)], axis: false };
+    let known = Knowing { series: c.series.clone(), known: vec![(t, Metric::Iops, wrong)], axis };
     let _ = evaluate_rule(&r, &c.facts, &known);
 }
 
@@ -130,12 +136,7 @@ fn known_statistics_of_a_value_at_every_stamp_give_what_the_series_gives() {
 #[test]
 #[should_panic(expected = "a known statistic is not the series' own: `p95(iops)`")]
 fn wrong_statistics_read_without_the_series_fail_in_debug_builds() {
-    let (c, t, r) = inputs();
-    let mut wrong = ranks(200, 1.0);
-    wrong.ranks[1].1 += 1.0;
-    let known =
-        Knowing { series: c.series.clone(), known: vec![(t, Metric::Iops, wrong)], axis: true };
-    let _ = evaluate_rule(&r, &c.facts, &known);
+    with_a_wrong_p95(true);
 }
 
 // The percentiles worth knowing: those a rule takes of a metric itself, by metric.
