@@ -307,6 +307,10 @@ impl Evaluation<'_> {
         of: Owner,
         m: Metric,
     ) -> Option<(TargetId, f64)> {
+        // A percentile, `min` or `max` (`avg` has no P).
+        if !matches!((b, p), (Builtin::Min | Builtin::Max, _) | (_, Some(_))) {
+            return None;
+        }
         let t = match of {
             Owner::Host => self.facts.host?,
             Owner::Vm => return None,
@@ -330,7 +334,7 @@ impl Evaluation<'_> {
         let x = match (b, p) {
             (Builtin::Min, _) => known.min,
             (Builtin::Max, _) => known.max,
-            (Builtin::Avg, _) | (_, None) => return None,
+            (_, None) => return None,
             (_, Some(p)) => known.ranks.iter().find(|(q, _)| q.to_bits() == p.to_bits())?.1,
         };
         Some((t, stored(x)))

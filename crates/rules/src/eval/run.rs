@@ -38,7 +38,8 @@ pub struct Outcome {
 /// pairs are ordered to hold few metrics at once ([`holding_order`]). The `vm` rules read
 /// every disk: their aggregates over the disks or targets are folded from the values each
 /// element's own group works out from the series it loads for its own rules
-/// ([`Streams`]), and the `vm` rules run once every group is done, each on its own. The
+/// ([`Streams`]), and the `vm` rules run once every group has brought those values (the
+/// first thing each group does), each on its own, heaviest first. The
 /// time axes are taken once for all groups. The groups are shared among the machine's
 /// cores; the outcome is the same whatever order they finish in.
 pub fn evaluate<'r>(

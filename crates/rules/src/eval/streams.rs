@@ -8,7 +8,8 @@
 //! group's cache, and the values are folded in the collection's order by a [`Folder`], as
 //! [`Evaluation::aggregate`] folds them, whichever group finishes first: the same values
 //! in the same order, so the same result to the bit. The `vm` rules run once every group
-//! is done and read the folded values.
+//! has brought its values (beside the groups' own rules still running) and read the
+//! folded values.
 //!
 //! Folded this way: an aggregate outside any `over`, over disks or targets, whose body
 //! reads a metric of its element and otherwise only its element, the VM's fields,
