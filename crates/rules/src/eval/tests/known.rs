@@ -57,6 +57,13 @@ fn ranks(count: usize, scale: f64) -> KnownRanks {
     }
 }
 
+/// A source that knows the exact ranks of both series of [`inputs`] (IOPS, and latency
+/// in ms), with the target's time axis or without.
+fn knowing_both(c: &Inputs, t: TargetId, axis: bool) -> Knowing {
+    let known = vec![(t, Metric::Iops, ranks(200, 1.0)), (t, Metric::LatencyMs, ranks(200, 8.0))];
+    Knowing { series: c.series.clone(), known, axis }
+}
+
 // Ranks known of exactly the series' values give the evidence selecting gives (the
 // latency's converted from ms to the language's seconds as the series is).
 #[test]
@@ -64,11 +71,7 @@ fn known_ranks_give_what_selecting_gives() {
     let (c, t, r) = inputs();
     let plain = evaluate_rule(&r, &c.facts, &c.series);
     assert_eq!(only(&plain).evidence, "190 100 24.750 25.000");
-    let known = Knowing {
-        series: c.series.clone(),
-        known: vec![(t, Metric::Iops, ranks(200, 1.0)), (t, Metric::LatencyMs, ranks(200, 8.0))],
-        axis: false,
-    };
+    let known = knowing_both(&c, t, false);
     assert_eq!(evaluate_rule(&r, &c.facts, &known), plain);
 }
 
@@ -122,11 +125,7 @@ fn known_statistics_of_a_value_at_every_stamp_give_what_the_series_gives() {
     );
     let plain = evaluate_rule(&r, &c.facts, &c.series);
     assert_eq!(only(&plain).evidence, "190 100 1 200 24.750 25.000 0.125 25.000 100.5");
-    let known = Knowing {
-        series: c.series.clone(),
-        known: vec![(t, Metric::Iops, ranks(200, 1.0)), (t, Metric::LatencyMs, ranks(200, 8.0))],
-        axis: true,
-    };
+    let known = knowing_both(&c, t, true);
     assert_eq!(evaluate_rule(&r, &c.facts, &known), plain);
 }
 
