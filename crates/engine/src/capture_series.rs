@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use advisor_model::{Direction, Metric, Reduced, Scale};
 use advisor_normalize::{Capture, TargetStats, metric_stats};
-use advisor_rules::eval::{AxisOrPoints, KnownRanks, Series, SeriesSource, TargetId};
+use advisor_rules::eval::{AxisOrPoints, KnownRanks, Series, SeriesSource, SourceValues, TargetId};
 
 /// The captures as the rules' [`SeriesSource`]; a [`TargetId`]'s `capture` indexes them.
 /// With each capture's summaries when they were taken first ([`CaptureSeries::known`]):
@@ -63,6 +63,10 @@ impl SeriesSource for CaptureSeries<'_> {
             Err((_, vals)) if vals.is_empty() => None,
             got => Some(got),
         }
+    }
+    fn axis_values_in_place(&self, t: TargetId, m: Metric) -> Option<SourceValues> {
+        let vals = self.capture(t)?.axis_values_in_place(t.target, m)?;
+        Some(Arc::new(vals))
     }
     fn source_percentile(&self, target: TargetId, direction: Direction, pct: f64) -> Option<f64> {
         let c = self.capture(target)?;

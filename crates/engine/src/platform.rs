@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use advisor_model::Direction;
 use advisor_rules::eval::{
-    AxisOrPoints, DiskInfo, KnownRanks, Series, SeriesSource, TargetId, TargetInfo,
+    AxisOrPoints, DiskInfo, KnownRanks, Series, SeriesSource, SourceValues, TargetId, TargetInfo,
 };
 
 use crate::capture_series::CaptureSeries;
@@ -296,6 +296,13 @@ impl SeriesSource for PlatformSeries<'_> {
                 Some(Err((times, vals)))
             }
         }
+    }
+    fn axis_values_in_place(&self, t: TargetId, m: Metric) -> Option<SourceValues> {
+        // Values on the axis do not move with it; a derived series has its own stamps.
+        if self.platform.derived.contains_key(&(t, m)) {
+            return None;
+        }
+        self.captures.axis_values_in_place(t, m)
     }
     fn reduced(&self, target: TargetId, metric: Metric, n: usize) -> Option<Reduced> {
         if let Some(s) = self.platform.derived.get(&(target, metric)) {

@@ -111,6 +111,25 @@ impl Capture {
         self.axis_or_points_scaled(target, metric, Scale::Keep)
     }
 
+    /// [`Capture::axis_values`] as the frame holds them, shared instead of copied: a
+    /// metric the target states (not one worked out from others), when none of its values
+    /// is missing or not finite and its one buffer lies on [`Capture::axis`]. `None`
+    /// otherwise (then [`Capture::axis_or_points`] gives them).
+    pub fn axis_values_in_place(
+        &self,
+        target: u32,
+        metric: Metric,
+    ) -> Option<impl AsRef<[f64]> + Send + Sync + 'static> {
+        let part = self.part(target)?;
+        let t = part.time.as_ref()?;
+        let Cow::Borrowed(v) = part.metric(metric)? else { return None };
+        if t.null_count() > 0 || v.null_count() > 0 || t.len() != v.len() {
+            return None;
+        }
+        let [arr] = v.downcast_iter().collect::<Vec<_>>()[..] else { return None };
+        advisor_model::all_finite(arr.values()).then(|| arr.values().clone())
+    }
+
     /// [`Capture::axis_or_points`] with the values on the axis (`Ok`) converted by `scale`
     /// (the points of `Err` are not): a stated column is converted in the copy that takes
     /// it out of the frame, not in a second pass over the copy.
@@ -305,11 +324,17 @@ mod tests {
             (vec![Some(1000), Some(3000)], vec![0.5, 0.5])
         );
         assert_eq!(c.axis_values(0, Metric::LatencyMs), None, "sda has no latency");
+        let in_place =
+            |t: u32, m: Metric| c.axis_values_in_place(t, m).map(|v| v.as_ref().to_vec());
         for (t, m) in [(0, Metric::Iops), (0, Metric::Mbps), (1, Metric::Iops)] {
             let on_axis = (c.axis(t).unwrap_or_default(), c.axis_values(t, m).unwrap_or_default());
             assert_eq!(on_axis, c.series_columns(t, m));
             assert_eq!(on_axis.0, axis);
+            // The same values read in place, without a copy.
+            assert_eq!(in_place(t, m).as_ref(), Some(&on_axis.1));
         }
+        assert_eq!(in_place(1, Metric::LatencyMs), None, "a value is not a number");
+        assert_eq!(in_place(0, Metric::LatencyMs), None, "sda has no latency");
         // Told in place: the axis itself, moved by a clock offset, and nothing else.
         let stamps: Vec<i64> = axis.iter().flatten().copied().collect();
         assert!(c.axis_is(0, &stamps, 0) && c.axis_is(1, &stamps, 0));
@@ -320,6 +345,7 @@ mod tests {
         // Without the parts (rows not one run per target) there is no axis to share.
         let plain = Capture { index: None, ..c };
         assert_eq!((plain.axis(0), plain.axis_values(0, Metric::Iops)), (None, None));
+        assert!(plain.axis_values_in_place(0, Metric::Iops).is_none());
         assert!(!plain.axis_is(0, &stamps, 0));
     }
 
@@ -341,6 +367,10 @@ mod tests {
             crate::build::stacked(frame, 1, false).unwrap_or_else(|_| unreachable!());
         let c = Capture { file: "x".into(), meta, frame, since_boot: None, index };
         assert_eq!(c.axis_or_points(0, Iops), Ok(vec![40.0, 0.0, 5.0]));
+        // Worked out, so not read in place: only what the capture states is.
+        assert!(c.axis_values_in_place(0, Iops).is_none());
+        let stated = c.axis_values_in_place(0, WriteIops).map(|v| v.as_ref().to_vec());
+        assert_eq!(stated, Some(vec![30.0, 0.0, 0.0]));
         let latency = (vec![Some(1000), Some(3000)], vec![(2.0 * 10.0 + 4.0 * 30.0) / 40.0, 2.0]);
         assert_eq!(c.axis_or_points(0, LatencyMs), Err(latency.clone()));
         // Converted in the copy (a stated column) or in place (a derived one): what

@@ -8,17 +8,17 @@ use std::sync::{Arc, Mutex, Weak};
 use advisor_model::{Metric, Unit};
 
 use super::TargetId;
-use super::value::{Element, TimeSeries, Times, Value};
+use super::value::{Element, TimeSeries, Times, Vals, Value, WeakVals};
 use crate::ast::Span;
 use crate::builtins::Builtin;
 use crate::check::{CheckedRule, Constant, Ref, TypedExpr, TypedExprKind, TypedPart};
 
 /// The series rules have read, in stored units and finite, by target and metric: shared by
 /// the rules of one group (`None`: the series source has no such series).
-pub(super) type StoredSeries = Option<(Times, Arc<Vec<f64>>)>;
+pub(super) type StoredSeries = Option<(Times, Vals<f64>)>;
 
 /// A series' values (weakly held) and the percentiles taken of them: `(P's bits, value)`.
-type Ranked = (Weak<Vec<f64>>, Vec<(u64, Option<f64>)>);
+type Ranked = (WeakVals<f64>, Vec<(u64, Option<f64>)>);
 
 #[derive(Default)]
 pub(super) struct SeriesCache {
@@ -47,10 +47,10 @@ pub(super) type Folded = BTreeMap<(String, Span), (Value, bool)>;
 /// A band `plateau` gave: of which series (held weakly: the entry is dropped with it), on
 /// which busy flags (on the series' own time axis) and with how few busy samples allowed.
 struct Plateau {
-    of: Weak<Vec<f64>>,
+    of: WeakVals<f64>,
     times: Weak<Vec<Option<i64>>>,
     interval: Option<u64>,
-    busy: Arc<Vec<bool>>,
+    busy: Vals<bool>,
     min: usize,
     band: TimeSeries<f64>,
 }
@@ -192,7 +192,7 @@ impl SeriesCache {
             // A band that is its whole series holds the series itself: held by more
             // than that band alone.
             bands.retain(|b| {
-                let own = std::ptr::eq(Arc::as_ptr(&b.band.vals), b.of.as_ptr());
+                let own = std::ptr::eq(b.band.vals.as_ptr(), b.of.as_ptr());
                 b.of.strong_count() > usize::from(own)
             });
         }
@@ -218,9 +218,9 @@ impl SeriesCache {
         let alike = |b: &Plateau| {
             b.min == min
                 && b.interval == interval
-                && b.of.upgrade().is_some_and(|v| Arc::ptr_eq(&v, &x.vals))
+                && b.of.upgrade().is_some_and(|v| v.ptr_eq(&x.vals))
                 && b.times.upgrade().is_some_and(|t| Arc::ptr_eq(&t, &x.times))
-                && (Arc::ptr_eq(&b.busy, &busy.vals) || b.busy == busy.vals)
+                && b.busy == busy.vals
         };
         if let Ok(bands) = self.plateaus.lock()
             && let Some(b) = bands.iter().find(|b| alike(b))
@@ -230,10 +230,10 @@ impl SeriesCache {
         let band = make()?;
         if let Ok(mut bands) = self.plateaus.lock() {
             bands.push(Plateau {
-                of: Arc::downgrade(&x.vals),
+                of: x.vals.downgrade(),
                 times: Arc::downgrade(&x.times),
                 interval,
-                busy: Arc::clone(&busy.vals),
+                busy: busy.vals.clone(),
                 min,
                 band: band.clone(),
             });
@@ -247,14 +247,14 @@ impl SeriesCache {
     /// series, say) are taken with it in one selection, each in the part above the last.
     pub(super) fn percentile(
         &self,
-        vals: &Arc<Vec<f64>>,
+        vals: &Vals<f64>,
         p: f64,
         also: impl FnOnce() -> Vec<f64>,
     ) -> Option<f64> {
-        let at = Arc::as_ptr(vals) as usize;
+        let at = vals.as_ptr() as usize;
         // An entry at this address is this series' only while the series it was made for
         // lives (and then it is this one).
-        let same = |weak: &Weak<Vec<f64>>| weak.upgrade().is_some_and(|v| Arc::ptr_eq(&v, vals));
+        let same = |weak: &WeakVals<f64>| weak.upgrade().is_some_and(|v| v.ptr_eq(vals));
         if let Ok(ranks) = self.ranks.lock()
             && let Some((weak, taken)) = ranks.get(&at)
             && same(weak)
@@ -267,9 +267,9 @@ impl SeriesCache {
         ps.insert(0, p);
         let found = super::value::percentiles(vals, &ps);
         if let Ok(mut ranks) = self.ranks.lock() {
-            let entry = ranks.entry(at).or_insert_with(|| (Arc::downgrade(vals), Vec::new()));
+            let entry = ranks.entry(at).or_insert_with(|| (vals.downgrade(), Vec::new()));
             if !same(&entry.0) {
-                *entry = (Arc::downgrade(vals), Vec::new());
+                *entry = (vals.downgrade(), Vec::new());
             }
             for (q, x) in ps.iter().zip(&found) {
                 if !entry.1.iter().any(|(k, _)| *k == q.to_bits()) {
@@ -285,7 +285,7 @@ impl SeriesCache {
     /// they are of as many values as `vals` holds and the extremes convert to finite
     /// values (then every value does, and a rank converted is the converted series' rank:
     /// the conversion keeps the order).
-    pub(super) fn seed_ranks(&self, vals: &Arc<Vec<f64>>, unit: Unit, known: &super::KnownRanks) {
+    pub(super) fn seed_ranks(&self, vals: &Vals<f64>, unit: Unit, known: &super::KnownRanks) {
         let stored = |x: f64| super::to_stored(unit, x);
         if known.count != vals.len()
             || !stored(known.min).is_finite()
@@ -306,7 +306,7 @@ impl SeriesCache {
             );
         }
         if let Ok(mut ranks) = self.ranks.lock() {
-            ranks.insert(Arc::as_ptr(vals) as usize, (Arc::downgrade(vals), taken));
+            ranks.insert(vals.as_ptr() as usize, (vals.downgrade(), taken));
         }
     }
 
@@ -621,12 +621,12 @@ mod tests {
         let times: Times = Arc::new((0..6).map(|i| Some(i * 1000)).collect());
         let series = |v: Vec<f64>| TimeSeries {
             times: Arc::clone(&times),
-            vals: Arc::new(v),
+            vals: Vals::new(v),
             interval: Some(1.0),
         };
         let flags = |b: Vec<bool>| TimeSeries {
             times: Arc::clone(&times),
-            vals: Arc::new(b),
+            vals: Vals::new(b),
             interval: Some(1.0),
         };
         let x = series(vec![1.0, 5.0, 6.0, 6.0, 2.0, 6.0]);
@@ -639,7 +639,7 @@ mod tests {
         let first = cache.plateau(&x, &busy, 3, || make(vec![5.0, 6.0, 6.0, 6.0]));
         let again = cache.plateau(&x, &flags(busy.vals.to_vec()), 3, || make(vec![0.0]));
         assert_eq!(made.get(), 1);
-        assert!(Arc::ptr_eq(&first.unwrap().vals, &again.unwrap().vals));
+        assert!(first.unwrap().vals.ptr_eq(&again.unwrap().vals));
         let other = flags(vec![true; 6]);
         assert_eq!(cache.plateau(&x, &other, 3, || make(vec![1.0])).unwrap().vals[0], 1.0);
         assert_eq!(cache.plateau(&x, &busy, 4, || make(vec![2.0])).unwrap().vals[0], 2.0);
@@ -656,7 +656,7 @@ mod tests {
         // is held elsewhere, dropped with it all the same.
         let z = series(vec![6.0; 6]);
         let whole = cache.plateau(&z, &other, 3, || Ok::<_, ()>(z.clone())).unwrap();
-        assert!(Arc::ptr_eq(&whole.vals, &z.vals));
+        assert!(whole.vals.ptr_eq(&z.vals));
         drop(whole);
         cache.forget(|_| true);
         assert_eq!(bands(), 5);
@@ -671,7 +671,7 @@ mod tests {
     fn percentiles_are_taken_once_and_are_the_selections() {
         let cache = SeriesCache::default();
         let vals: Vec<f64> = (0..1000).map(|i| f64::from((i * 7919) % 1000)).collect();
-        let a = Arc::new(vals.clone());
+        let a = Vals::new(vals.clone());
         let want = |p: f64| super::super::value::percentile(&vals, p);
         assert_eq!(cache.percentile(&a, 95.0, || vec![50.0, 99.9, 95.0]), want(95.0));
         // Known: `also` is not asked again.
@@ -682,13 +682,13 @@ mod tests {
         // With a value that is not a number, as a division by zero leaves.
         let mut odd = vals.clone();
         odd[3] = f64::NAN;
-        let b = Arc::new(odd.clone());
+        let b = Vals::new(odd.clone());
         assert_eq!(
             cache.percentile(&b, 50.0, Vec::new),
             super::super::value::percentile(&odd, 50.0)
         );
         drop(a);
-        let c = Arc::new(vec![5.0; 10]);
+        let c = Vals::new(vec![5.0; 10]);
         assert_eq!(cache.percentile(&c, 95.0, Vec::new), Some(5.0));
     }
 

@@ -145,6 +145,10 @@ impl Facts {
 /// [`SeriesSource::axis_or_points`].
 pub type AxisOrPoints = Result<Vec<f64>, (Vec<Option<i64>>, Vec<f64>)>;
 
+/// A metric's values as a source holds them, read in place: see
+/// [`SeriesSource::axis_values_in_place`].
+pub type SourceValues = Arc<dyn AsRef<[f64]> + Send + Sync>;
+
 /// Nearest-rank percentiles already taken of a target's metric (the summaries take them
 /// of every metric; see [`SeriesSource::known_ranks`]): the evaluator reads them instead of
 /// selecting the same ranks again. Values in the frame's unit, as the series is.
@@ -201,6 +205,15 @@ pub trait SeriesSource: Sync {
     /// copy. By default every series is points.
     fn axis_or_points_scaled(&self, t: TargetId, m: Metric, _s: Scale) -> Option<AxisOrPoints> {
         self.series_columns(t, m).map(Err)
+    }
+    /// [`SeriesSource::axis_or_points`]'s `Ok` values as the source holds them, shared
+    /// instead of copied: when the metric is one the capture states (not worked out from
+    /// others), none of its values is missing or not finite, and they lie on
+    /// [`SeriesSource::axis`]. Read only for a metric whose frame unit is its stored unit
+    /// (IOPS, queue depth: no conversion to make in a copy). By default `None` (then
+    /// `axis_or_points_scaled` gives them).
+    fn axis_values_in_place(&self, _target: TargetId, _metric: Metric) -> Option<SourceValues> {
+        None
     }
     /// The timed points of [`SeriesSource::series`] reduced to at most `n` for a chart
     /// ([`advisor_model::reduce_points`]); by default from `series`. For the charts,

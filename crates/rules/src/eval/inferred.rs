@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::facts::CatalogCaps;
-use super::value::{OrMissing, TimeSeries, Times, Value, bits, kept_runs, missing};
+use super::value::{OrMissing, TimeSeries, Times, Vals, Value, bits, kept_runs, missing};
 use super::{AZURE_MB, Evaluation};
 use crate::builtins::Builtin;
 use crate::check::TypedExpr;
@@ -351,7 +351,7 @@ impl Evaluation<'_> {
             if advisor_model::all_of(&vals, |v| v >= floor) {
                 return Ok(TimeSeries {
                     times: Arc::clone(&x.times),
-                    vals: Arc::clone(&x.vals),
+                    vals: x.vals.clone(),
                     interval: x.interval_s(),
                 });
             }
@@ -375,7 +375,7 @@ impl Evaluation<'_> {
                     }),
                     None => TimeSeries {
                         times: Arc::new(Vec::new()),
-                        vals: Arc::new(Vec::new()),
+                        vals: Vals::new(Vec::new()),
                         interval: x.interval_s(),
                     },
                 })
@@ -406,7 +406,7 @@ fn kept(
         t.extend_from_slice(&times[r.clone()]);
         v.extend_from_slice(&vals[r]);
     });
-    TimeSeries { times: Arc::new(t), vals: Arc::new(v), interval }
+    TimeSeries { times: Arc::new(t), vals: Vals::new(v), interval }
 }
 
 /// `x`'s samples where `cond` is known, each with its flag (false where `cond` is not a

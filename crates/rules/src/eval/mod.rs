@@ -32,7 +32,7 @@ use advisor_model::{Direction, Episode, EpisodeWindow, Finding, Metric, Scale, T
 
 pub use facts::{
     AxisOrPoints, BenchInfo, CatalogCaps, DiskInfo, Facts, KnownRanks, MemorySeries, PoolInfo,
-    Series, SeriesSource, SizeCaps, SkuCaps, TargetId, TargetInfo, VmInfo,
+    Series, SeriesSource, SizeCaps, SkuCaps, SourceValues, TargetId, TargetInfo, VmInfo,
 };
 
 use crate::ast::{BinaryOp, UnaryOp};
@@ -47,7 +47,7 @@ pub use cache::metric_percentiles;
 pub(crate) use cache::repeated_calls;
 use cache::{SeriesCache, StoredSeries};
 pub use run::{Outcome, evaluate, evaluate_rule};
-use value::{Element, Missing, OrMissing, TimeSeries, Value, missing};
+use value::{Element, Missing, OrMissing, TimeSeries, Vals, Value, missing};
 
 const MIB: f64 = 1024.0 * 1024.0;
 const GIB: f64 = 1024.0 * MIB;
@@ -618,16 +618,35 @@ impl<'a> Evaluation<'a> {
 
     /// A target's series from the source, converted to stored units, finite points only.
     fn load_series(&self, t: TargetId, m: Metric) -> StoredSeries {
+        let scale = stored_scale(m.unit());
+        // A stated metric that needs no conversion: the source's own buffer, not a copy.
+        if matches!(scale, Scale::Keep)
+            && let Some(vals) = self.series.axis_values_in_place(t, m)
+            && let Some(times) =
+                self.cache.target_axis(t, |a| self.series.axis_is(t, a), || self.series.axis(t))
+            && times.len() == (*vals).as_ref().len()
+        {
+            #[cfg(debug_assertions)]
+            assert!(
+                matches!(
+                    self.series.axis_or_points_scaled(t, m, scale),
+                    Some(Ok(copy)) if copy.iter().map(|x| x.to_bits()).eq((*vals).as_ref().iter().map(|x| x.to_bits()))
+                ),
+                "values read in place are not the series' own: {t:?} {}",
+                m.name()
+            );
+            return Some((times, Vals::source(vals)));
+        }
         // Values on the axis come converted to stored units (in the copy that takes a
         // stated column out of the frame); points are converted below.
-        let points = match self.series.axis_or_points_scaled(t, m, stored_scale(m.unit()))? {
+        let points = match self.series.axis_or_points_scaled(t, m, scale)? {
             // On the target's axis (the usual case): its time stamps are taken once.
             Ok(vals) => {
                 if let Some(times) =
                     self.cache.target_axis(t, |a| self.series.axis_is(t, a), || self.series.axis(t))
                     && times.len() == vals.len()
                 {
-                    return Some((times, Arc::new(vals)));
+                    return Some((times, Vals::new(vals)));
                 }
                 self.series.series_columns(t, m)
             }
@@ -641,7 +660,7 @@ impl<'a> Evaluation<'a> {
                 vals.retain(|v| v.is_finite());
             }
             stored_scale(m.unit()).apply_all(&mut vals);
-            (self.cache.axis(t.capture, times), Arc::new(vals))
+            (self.cache.axis(t.capture, times), Vals::new(vals))
         })
     }
 }

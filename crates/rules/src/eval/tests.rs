@@ -9,6 +9,7 @@ use crate::registry::{Origin, Registry, RuleFile};
 #[path = "../../tests/fixtures/mod.rs"]
 mod fixtures;
 mod folds;
+mod in_place;
 mod known;
 mod sharing;
 

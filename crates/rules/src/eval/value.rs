@@ -1,6 +1,6 @@
 //! Runtime values: scalars and series, time alignment, and the reductions.
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use crate::types::{CacheMode, Role};
 
@@ -33,13 +33,114 @@ pub(crate) enum Element {
 /// series with the same axis pairs values by position, with no join and no new axis.
 pub(crate) type Times = Arc<Vec<Option<i64>>>;
 
+/// A series' values, shared by whatever reads them: their own, worked out by an
+/// operation, or a source's buffer read in place (a capture's column that needs no
+/// conversion), so a series loaded for a rule costs no copy.
+pub(crate) struct Vals<T>(Arc<Store<T>>);
+
+enum Store<T> {
+    Own(Vec<T>),
+    Source(Arc<dyn AsRef<[T]> + Send + Sync>),
+}
+
+/// [`Vals`] held weakly: a cache keyed by the values it was taken of.
+pub(crate) struct WeakVals<T>(Weak<Store<T>>);
+
+impl<T> Vals<T> {
+    pub(crate) fn new(v: Vec<T>) -> Self {
+        Vals(Arc::new(Store::Own(v)))
+    }
+
+    /// A source's buffer, read in place.
+    pub(crate) fn source(v: Arc<dyn AsRef<[T]> + Send + Sync>) -> Self {
+        Vals(Arc::new(Store::Source(v)))
+    }
+
+    /// The values to write over in place: when they are this series' own and nothing
+    /// else holds them.
+    pub(crate) fn get_mut(&mut self) -> Option<&mut Vec<T>> {
+        match Arc::get_mut(&mut self.0)? {
+            Store::Own(v) => Some(v),
+            Store::Source(_) => None,
+        }
+    }
+
+    /// Whether both are the same values (not a copy of them).
+    pub(crate) fn ptr_eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// Where the values are held, as an identity.
+    pub(crate) fn as_ptr(&self) -> *const () {
+        Arc::as_ptr(&self.0).cast()
+    }
+
+    pub(crate) fn downgrade(&self) -> WeakVals<T> {
+        WeakVals(Arc::downgrade(&self.0))
+    }
+}
+
+impl<T> WeakVals<T> {
+    pub(crate) fn upgrade(&self) -> Option<Vals<T>> {
+        self.0.upgrade().map(Vals)
+    }
+
+    pub(crate) fn as_ptr(&self) -> *const () {
+        self.0.as_ptr().cast()
+    }
+
+    pub(crate) fn strong_count(&self) -> usize {
+        self.0.strong_count()
+    }
+}
+
+impl<T> Clone for Vals<T> {
+    fn clone(&self) -> Self {
+        Vals(Arc::clone(&self.0))
+    }
+}
+
+impl<T> Default for Vals<T> {
+    fn default() -> Self {
+        Vals::new(Vec::new())
+    }
+}
+
+impl<T> Clone for WeakVals<T> {
+    fn clone(&self) -> Self {
+        WeakVals(Weak::clone(&self.0))
+    }
+}
+
+impl<T> std::ops::Deref for Vals<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        match &*self.0 {
+            Store::Own(v) => v,
+            Store::Source(v) => (**v).as_ref(),
+        }
+    }
+}
+
+impl<T: PartialEq> PartialEq for Vals<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.ptr_eq(other) || **self == **other
+    }
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for Vals<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (**self).fmt(f)
+    }
+}
+
 /// A series: time-ordered values on a time axis, and the sampling interval when known.
 /// Columnar: an operation allocates only its values (8 bytes a point for numbers, 1 for
 /// bools), never a copy of the time stamps, so rules over a day of samples stay cheap.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct TimeSeries<T> {
     pub(crate) times: Times,
-    pub(crate) vals: Arc<Vec<T>>,
+    pub(crate) vals: Vals<T>,
     pub(crate) interval: Option<f64>,
 }
 
@@ -47,7 +148,7 @@ impl<T: Copy> TimeSeries<T> {
     #[cfg(test)]
     pub(crate) fn new(times: Times, vals: Vec<T>, interval: Option<f64>) -> Self {
         debug_assert_eq!(times.len(), vals.len());
-        TimeSeries { times, vals: Arc::new(vals), interval }
+        TimeSeries { times, vals: Vals::new(vals), interval }
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -61,7 +162,7 @@ impl<T: Copy> TimeSeries<T> {
     pub(crate) fn map<U>(&self, f: impl Fn(T) -> U) -> TimeSeries<U> {
         TimeSeries {
             times: self.times.clone(),
-            vals: Arc::new(self.vals.iter().map(|v| f(*v)).collect()),
+            vals: Vals::new(self.vals.iter().map(|v| f(*v)).collect()),
             interval: self.interval,
         }
     }
@@ -70,7 +171,7 @@ impl<T: Copy> TimeSeries<T> {
     /// over in place when nothing else holds them (a temporary of an expression), so a
     /// chain of operations on a day of samples does not allocate a series for each.
     pub(crate) fn map_owned(mut self, f: impl Fn(T) -> T) -> TimeSeries<T> {
-        match Arc::get_mut(&mut self.vals) {
+        match self.vals.get_mut() {
             Some(v) => {
                 v.iter_mut().for_each(|x| *x = f(*x));
                 self
@@ -88,12 +189,12 @@ impl<T: Copy> TimeSeries<T> {
     ) -> TimeSeries<T> {
         if Arc::ptr_eq(&self.times, &other.times) || self.times == other.times {
             let interval = self.interval.or(other.interval);
-            if let Some(a) = Arc::get_mut(&mut self.vals) {
+            if let Some(a) = self.vals.get_mut() {
                 a.iter_mut().zip(other.vals.iter()).for_each(|(x, y)| *x = f(*x, *y));
                 self.interval = interval;
                 return self;
             }
-            if let Some(b) = Arc::get_mut(&mut other.vals) {
+            if let Some(b) = other.vals.get_mut() {
                 b.iter_mut().zip(self.vals.iter()).for_each(|(y, x)| *y = f(*x, *y));
                 return TimeSeries { times: self.times, vals: other.vals, interval };
             }
@@ -111,7 +212,7 @@ impl<T: Copy> TimeSeries<T> {
         let interval = self.interval.or(other.interval);
         if Arc::ptr_eq(&self.times, &other.times) || self.times == other.times {
             let vals = self.vals.iter().zip(other.vals.iter()).map(|(a, b)| f(*a, *b)).collect();
-            return TimeSeries { times: self.times.clone(), vals: Arc::new(vals), interval };
+            return TimeSeries { times: self.times.clone(), vals: Vals::new(vals), interval };
         }
         let (ta, tb) = (&self.times, &other.times);
         let n = ta.len().min(tb.len());
@@ -129,7 +230,7 @@ impl<T: Copy> TimeSeries<T> {
                 }
             }
         }
-        TimeSeries { times: Arc::new(times), vals: Arc::new(vals), interval }
+        TimeSeries { times: Arc::new(times), vals: Vals::new(vals), interval }
     }
 
     /// Seconds between samples: as given, else the median gap of the timestamps.
@@ -168,7 +269,7 @@ impl TimeSeries<f64> {
             .filter(|(_, v)| v.is_finite())
             .map(|(t, v)| (*t, *v))
             .unzip();
-        TimeSeries { times: Arc::new(times), vals: Arc::new(vals), interval: self.interval }
+        TimeSeries { times: Arc::new(times), vals: Vals::new(vals), interval: self.interval }
     }
 }
 
@@ -491,17 +592,17 @@ mod tests {
         let want = a().join(&b, |x, y| x - y);
         // Alone: in place, in the left's buffer.
         let left = a();
-        let at = Arc::as_ptr(&left.vals);
+        let at = left.vals.as_ptr();
         let got = left.join_owned(b.clone(), |x, y| x - y);
         assert_eq!(got, want);
-        assert_eq!(Arc::as_ptr(&got.vals), at);
+        assert_eq!(got.vals.as_ptr(), at);
         // The left is held elsewhere (a let's value, the cache's series): the right's
         // buffer, with the operands in their order.
         let held = a();
         let right = TimeSeries::new(axis.clone(), vec![10.0, 20.0, 30.0, 40.0], Some(1.0));
-        let at = Arc::as_ptr(&right.vals);
+        let at = right.vals.as_ptr();
         let got = held.clone().join_owned(right, |x, y| x - y);
-        assert_eq!((got.clone(), Arc::as_ptr(&got.vals)), (want.clone(), at));
+        assert_eq!((got.clone(), got.vals.as_ptr()), (want.clone(), at));
         assert_eq!(*held.vals, vec![1.0, 2.0, 3.0, 4.0], "a held series is not written");
         // Both held: a new series.
         let got = held.clone().join_owned(b.clone(), |x, y| x - y);
@@ -512,11 +613,22 @@ mod tests {
         assert_eq!(a().join_owned(other.clone(), |x, y| x + y), a().join(&other, |x, y| x + y));
         // map
         let one = a();
-        let at = Arc::as_ptr(&one.vals);
+        let at = one.vals.as_ptr();
         let got = one.map_owned(|x| x * 2.0);
-        assert_eq!((got.clone(), Arc::as_ptr(&got.vals)), (a().map(|x| x * 2.0), at));
+        assert_eq!((got.clone(), got.vals.as_ptr()), (a().map(|x| x * 2.0), at));
         assert_eq!(held.clone().map_owned(|x| x * 2.0), held.map(|x| x * 2.0));
         assert_eq!(*held.vals, vec![1.0, 2.0, 3.0, 4.0]);
+        // A source's buffer read in place is never written over, even held by nothing
+        // else: the operations give a new series.
+        let buffer = Arc::new(vec![1.0, 2.0, 3.0, 4.0]);
+        let source = || TimeSeries {
+            times: axis.clone(),
+            vals: Vals::source(buffer.clone()),
+            interval: None,
+        };
+        assert_eq!(source().map_owned(|x| x * 2.0), a().map(|x| x * 2.0));
+        assert_eq!(source().join_owned(source(), |x, y| x + y), a().join(&a(), |x, y| x + y));
+        assert_eq!(*buffer, vec![1.0, 2.0, 3.0, 4.0]);
     }
 
     proptest::proptest! {
@@ -625,7 +737,7 @@ mod tests {
         let a = s(&[(0, 1.0), (1000, 2.0), (2000, 3.0)]);
         let b = s(&[(1000, 10.0), (2000, 20.0), (3000, 30.0)]);
         let c = a.join(&b, |x, y| x + y);
-        assert_eq!((&*c.times, &*c.vals), (&vec![Some(1000), Some(2000)], &vec![12.0, 23.0]));
+        assert_eq!((&*c.times, &*c.vals), (&vec![Some(1000), Some(2000)], &[12.0, 23.0][..]));
         assert_eq!(c.interval_s(), Some(1.0));
         // The same axis (shared or equal): paired by position, the axis kept.
         let d = c.join(&c.map(|x| x * 2.0), |x, y| y - x);

@@ -156,7 +156,7 @@ fn aggregates_written_alike_are_shared_within_a_group() {
     };
     let first = series_of(&a, 0);
     let second = series_of(&b, 1);
-    assert!(std::sync::Arc::ptr_eq(&first.vals, &second.vals), "one value, handed over");
+    assert!(first.vals.ptr_eq(&second.vals), "one value, handed over");
     assert_eq!(*first.vals, vec![550.0, 660.0, 770.0]);
     // Evaluated alone, each gives what it gives in the group.
     assert_eq!(only(&evaluate_rule(&a, &c.facts, &c.series)).evidence, "660");
