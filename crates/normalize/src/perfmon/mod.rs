@@ -345,12 +345,9 @@ fn convert_one(pc: &PlannedColumn, mut values: Float64Chunked) -> Converted {
         Convert::Scale(f) if f.to_bits() == 1f64.to_bits() => {}
         other => values.apply_mut(move |v| other.apply(v)),
     }
-    // Three fast reductions tell whether any value is impossible (a NaN or an infinity
-    // makes the sum non-finite); only then is the column filtered.
+    // Only a column with an impossible value is filtered.
     let max = upper_bound(pc.metric);
-    let suspicious = values.sum().is_some_and(|s| !s.is_finite())
-        || values.min().is_some_and(|m| m < 0.0)
-        || values.max().is_some_and(|m| m > max);
+    let suspicious = !possible(&values, max);
     let (values, dropped) = if suspicious {
         let before = values.null_count();
         let checked: Float64Chunked =
@@ -361,6 +358,22 @@ fn convert_one(pc: &PlannedColumn, mut values: Float64Chunked) -> Converted {
         (values, 0)
     };
     Converted { target: pc.target, metric: pc.metric, values, idle_over, dropped }
+}
+
+/// Whether every value of `values` is finite and within `0..=max`. With nothing missing
+/// (the usual column), one branch-free pass over its buffers: a value that is not a number
+/// fails both comparisons, an infinity one of them. Else three reductions that skip what
+/// is missing (a NaN or an infinity makes the sum non-finite). The same answer either way;
+/// the reductions were three passes, two of them scalar.
+fn possible(values: &Float64Chunked, max: f64) -> bool {
+    if values.null_count() == 0 {
+        return values
+            .downcast_iter()
+            .all(|a| advisor_model::all_of(a.values(), |x| (x >= 0.0) & (x <= max)));
+    }
+    !(values.sum().is_some_and(|s| !s.is_finite())
+        || values.min().is_some_and(|m| m < 0.0)
+        || values.max().is_some_and(|m| m > max))
 }
 
 /// Converts every planned column to its canonical unit, drops impossible values, and
@@ -515,6 +528,34 @@ fn target_frame(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        // One pass over the buffers tells what the three reductions tell, whatever the
+        // column holds: not-a-number, infinities, negative values, -0, values at and above
+        // the bound, in one chunk or several, with missing values or without.
+        #[test]
+        fn one_pass_tells_what_the_reductions_tell(
+            cells in proptest::collection::vec(
+                proptest::option::weighted(0.9, proptest::sample::select(vec![
+                    0.0, -0.0, 1.5, 99.0, 100.0, 100.5, -1e-300, 1e308,
+                    f64::NAN, f64::INFINITY, f64::NEG_INFINITY,
+                ])),
+                0..40,
+            ),
+            split in 0usize..40,
+        ) {
+            let max = 100.0;
+            let at = split.min(cells.len());
+            let mut values = Float64Chunked::from_iter_options(PlSmallStr::EMPTY, cells[..at].iter().copied());
+            values.append(&Float64Chunked::from_iter_options(PlSmallStr::EMPTY, cells[at..].iter().copied())).unwrap_or_else(|_| unreachable!());
+            let reductions = !(values.sum().is_some_and(|s| !s.is_finite())
+                || values.min().is_some_and(|m| m < 0.0)
+                || values.max().is_some_and(|m| m > max));
+            let want = cells.iter().flatten().all(|x| x.is_finite() && *x >= 0.0 && *x <= max);
+            proptest::prop_assert_eq!(reductions, want);
+            proptest::prop_assert_eq!(possible(&values, max), want);
+        }
+    }
 
     const HEAD: &str = "\"(PDH-CSV 4.0) (UTC)(0)\",\"\\\\H\\PhysicalDisk(0 C:)\\Disk Reads/sec\",\"\\\\H\\PhysicalDisk(0 C:)\\Disk Writes/sec\",\"\\\\H\\Memory\\Available MBytes\"\r\n";
 
