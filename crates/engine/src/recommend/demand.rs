@@ -17,12 +17,30 @@ pub(crate) type Series = Vec<(Option<i64>, f64)>;
 /// One metric of a target, MiB/s turned into Azure's MB/s.
 pub(crate) fn series(captures: &[Capture], id: TargetId, metric: Metric) -> Series {
     let Some(c) = captures.get(id.capture) else { return Vec::new() };
-    let scale = if matches!(metric, Metric::Mbps | Metric::ReadMbps | Metric::WriteMbps) {
+    let scale = scale(metric);
+    c.series(id.target, metric).into_iter().map(|(t, v)| (t, v * scale)).collect()
+}
+
+/// What [`series`] multiplies a metric's values by.
+fn scale(metric: Metric) -> f64 {
+    if matches!(metric, Metric::Mbps | Metric::ReadMbps | Metric::WriteMbps) {
         MB_PER_MIB
     } else {
         1.0
-    };
-    c.series(id.target, metric).into_iter().map(|(t, v)| (t, v * scale)).collect()
+    }
+}
+
+/// [`total`] of [`series`] of a metric of a target: from its column when it has a finite
+/// value at every time stamp (the same values in the same order, without making the
+/// points), else from the points.
+pub(crate) fn total_of(captures: &[Capture], id: TargetId, metric: Metric) -> f64 {
+    if let Some(c) = captures.get(id.capture)
+        && let Ok(vals) = c.axis_or_points(id.target, metric)
+    {
+        let scale = scale(metric);
+        return vals.iter().map(|v| v * scale).filter(|v| v.is_finite()).sum();
+    }
+    total(&series(captures, id, metric))
 }
 
 /// Sums series sample by sample: at the same time stamp (the targets of one capture share
@@ -47,11 +65,60 @@ pub(crate) struct Sum {
     timed: Vec<(i64, f64)>,
     untimed: Vec<f64>,
     parts: usize,
+    /// The time stamps of `timed`, when every series added lay on them ([`Sum::add_of`]).
+    axis: Option<Vec<i64>>,
 }
 
 impl Sum {
+    /// [`Sum::add`] of [`series`] of a metric of a target. Straight from its column when it
+    /// has a finite value at every time stamp of its capture's axis, the axis' stamps
+    /// rising, and the samples held are on that axis too or there are none (one capture's
+    /// disks, the usual case): added position by position, the operations the merge does
+    /// on one axis, without making the points. Else its points are added.
+    pub(crate) fn add_of(&mut self, captures: &[Capture], id: TargetId, metric: Metric) {
+        if let Some(c) = captures.get(id.capture)
+            && self.untimed.is_empty()
+            && self.add_column(c, id.target, metric)
+        {
+            return;
+        }
+        self.add(&series(captures, id, metric));
+    }
+
+    /// [`Sum::add_of`] from the column; `false` (nothing added) when it does not lie on
+    /// the axis held.
+    fn add_column(&mut self, c: &Capture, target: u32, metric: Metric) -> bool {
+        let Ok(vals) = c.axis_or_points(target, metric) else { return false };
+        let scale = scale(metric);
+        match &self.axis {
+            _ if self.timed.is_empty() => {
+                let Some(axis) = c.axis(target) else { return false };
+                let Some(axis) = axis.into_iter().collect::<Option<Vec<i64>>>() else {
+                    return false;
+                };
+                if axis.len() != vals.len() || !axis.windows(2).all(|w| w[0] < w[1]) {
+                    return false;
+                }
+                self.timed = axis.iter().zip(&vals).map(|(t, v)| (*t, 0.0 + v * scale)).collect();
+                self.axis = Some(axis);
+            }
+            Some(axis) if axis.len() == vals.len() && c.axis_is(target, axis, 0) => {
+                for ((_, x), v) in self.timed.iter_mut().zip(&vals) {
+                    *x += v * scale;
+                }
+            }
+            _ => return false,
+        }
+        self.parts += 1;
+        true
+    }
+
     pub(crate) fn add(&mut self, s: &Series) {
         self.parts += 1;
+        // Timed samples merged in may leave the axis held (an empty series leaves it).
+        if s.iter().any(|(t, _)| t.is_some()) {
+            self.axis = None;
+        }
         let mut timed: Vec<(i64, f64)> = Vec::with_capacity(s.len());
         let mut i = 0;
         for (t, v) in s {
@@ -262,6 +329,45 @@ mod tests {
         let odd: Series = vec![(Some(500), 1.0), (Some(999_000), 2.0), (Some(2_000_000), 3.0)];
         let more = [all.clone(), vec![short, odd]].concat();
         assert_eq!(bits(&sum(&more)), bits(&by_map(&more)));
+    }
+
+    // From the columns, budgets and totals are what the points give, bit for bit, on the
+    // scenarios' captures (PerfMon on one axis, benchmarks' summary rows, iostat); on a
+    // capture whose targets share an axis the columns were what was read.
+    #[test]
+    fn sums_and_totals_from_the_columns_are_the_points() {
+        let bits = |s: Series| s.iter().map(|(t, v)| (*t, v.to_bits())).collect::<Vec<_>>();
+        let mut on_axis = 0;
+        for case in [
+            "ds13v2-temp-disk-throttles-cached-p30/capture.csv",
+            "ds15v2-cache-hits-and-uncached/capture.csv",
+            "stripe-qd2-on-4-disks/capture.csv",
+            "diskspd-standard-pool-12-disks/diskspd.xml",
+            "e16asv5-bench-815mbps/fio.json",
+            "sync-writes-4k-qd1/iostat.txt",
+        ] {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../fixtures/scenarios")
+                .join(case);
+            let captures =
+                [advisor_normalize::read_path(&path).unwrap_or_else(|e| panic!("{case}: {e}"))];
+            let ids: Vec<TargetId> = (0..captures[0].targets().len())
+                .map(|t| TargetId { capture: 0, target: t as u32 })
+                .collect();
+            for m in [Metric::Iops, Metric::Mbps, Metric::WriteIops, Metric::WriteMbps] {
+                let (mut columns, mut points) = (Sum::default(), Sum::default());
+                for &id in &ids {
+                    columns.add_of(&captures, id, m);
+                    points.add(&series(&captures, id, m));
+                    let (a, b) = (total_of(&captures, id, m), total(&series(&captures, id, m)));
+                    assert_eq!(a.to_bits(), b.to_bits(), "{case} {m:?} {id:?}");
+                }
+                on_axis += usize::from(columns.axis.is_some());
+                assert_eq!(columns.parts, points.parts);
+                assert_eq!(bits(columns.into_series()), bits(points.into_series()), "{case} {m:?}");
+            }
+        }
+        assert!(on_axis >= 8, "the PerfMon captures' sums were read from the columns");
     }
 
     #[test]

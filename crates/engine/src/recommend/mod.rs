@@ -21,7 +21,7 @@ use advisor_normalize::{Capture, TargetStats, metric_stats};
 use advisor_rules::eval::DiskInfo;
 use advisor_topology::{Catalog, Topology, fmt_num};
 
-use demand::{Sum, figure, median_of, series, total};
+use demand::{Sum, figure, median_of, series, total_of};
 use disks::Need;
 pub use prices::{HOURS_PER_MONTH, PriceError, PriceList};
 
@@ -138,12 +138,12 @@ fn measure(
             None => figure(&get(m), o.percentile, o.headroom, o.interval_s),
         }
     };
-    let (reads_iops, writes_iops) = (get(Metric::ReadIops), get(Metric::WriteIops));
     let total_demand = match (demand(Metric::Iops), demand(Metric::Mbps)) {
         (Some(iops), Some(mbps)) => Some(Demand { iops, mbps }),
         _ => None,
     };
-    let (r, w) = (total(&reads_iops), total(&writes_iops));
+    let total = |m: Metric| id.map_or(0.0, |id| total_of(captures, id, m));
+    let (r, w) = (total(Metric::ReadIops), total(Metric::WriteIops));
     Measured {
         info: d.clone(),
         target: id.and_then(|id| names.iter().find(|(t, _)| *t == id).map(|(_, n)| n.clone())),
@@ -431,7 +431,10 @@ pub(crate) fn recommend_known(
         let mut sum = Sum::default();
         for &(mi, a, b) in disks {
             let metric = if iops { a } else { b };
-            sum.add(&measured[mi].id.map(|id| series(captures, id, metric)).unwrap_or_default());
+            match measured[mi].id {
+                Some(id) => sum.add_of(captures, id, metric),
+                None => sum.add(&Vec::new()),
+            }
         }
         sum
     })
