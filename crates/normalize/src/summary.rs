@@ -190,6 +190,15 @@ mod tests {
         let with_null: Float64Chunked =
             values.iter().enumerate().map(|(i, &v)| (i != 2).then_some(v)).collect();
         assert_eq!(finite_vec(Cow::Owned(with_null)), vec![1.5, -2.0, 0.0]);
+        // Chunks with no value dropped are copied whole, the others filtered, in order.
+        let mut two = Float64Chunked::from_slice("x".into(), &[-0.0, 7.0]);
+        two.append(&plain).unwrap_or_else(|_| unreachable!());
+        two.append(&Float64Chunked::from_slice("x".into(), &[f64::MAX]))
+            .unwrap_or_else(|_| unreachable!());
+        let got: Vec<u64> = finite_values(&two).iter().map(|x| x.to_bits()).collect();
+        let want: Vec<u64> =
+            [-0.0, 7.0, 1.5, 3.0, -2.0, 0.0, f64::MAX].iter().map(|x: &f64| x.to_bits()).collect();
+        assert_eq!(got, want);
     }
 
     #[test]
