@@ -34,7 +34,7 @@ pub use episode::{Episode, EpisodeKind, EpisodeWindow};
 pub use location::Location;
 pub use metric::{Metric, Scale, Unit};
 pub use points::{Reduced, Reducer, reduce_points};
-pub use rank::{all_finite, all_of, nearest_rank, nearest_ranks};
+pub use rank::{all_finite, all_of, nearest_rank, nearest_ranks, nearest_ranks_of_numbers};
 pub use recommend::{
     Confidence, Configuration, ConfiguredDisk, CostBasis, Demand, DemandBasis, DiskAdvice,
     DiskOption, Figure, RECOMMEND_SCHEMA, Recommendation, VmAdvice, VmOption,

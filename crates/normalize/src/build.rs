@@ -47,6 +47,8 @@ pub(crate) fn streamed(decoding: Decoding, parsed: perfmon::Parsed) -> Parsed {
 /// The canonical frame and the capture.
 pub(crate) fn capture(file: &str, parsed: Parsed) -> Result<Capture, IngestError> {
     let Parsed { format, decoding, values } = parsed;
+    // The PerfMon reader drops every value that is not finite (`perfmon::convert_one`).
+    let finite = matches!(values, Values::Csv(_));
     let (meta, frame, since_boot) = match values {
         Values::Table(raw) => {
             let frame = frame::from_table(&raw.table).map_err(|e| polars_error(file, e))?;
@@ -62,7 +64,7 @@ pub(crate) fn capture(file: &str, parsed: Parsed) -> Result<Capture, IngestError
             (meta, frame, None)
         }
     };
-    finish(file, format, decoding, meta, frame, since_boot)
+    finish(file, format, decoding, (meta, finite), frame, since_boot)
 }
 
 /// Notes on the text and the per-target row index (the derived metrics are worked out
@@ -71,14 +73,14 @@ fn finish(
     file: &str,
     format: Format,
     decoding: Decoding,
-    mut meta: CaptureMeta,
+    (mut meta, finite): (CaptureMeta, bool),
     frame: DataFrame,
     since_boot: Option<DataFrame>,
 ) -> Result<Capture, IngestError> {
     decoding.annotate(&mut meta);
     let benchmark = format.is_benchmark();
     let (mut frame, index) =
-        stacked(frame, meta.targets.len(), benchmark).map_err(|e| polars_error(file, e))?;
+        stacked(frame, meta.targets.len(), benchmark, finite).map_err(|e| polars_error(file, e))?;
     if index.is_none() {
         frame = derive::materialize(frame, benchmark).map_err(|e| polars_error(file, e))?;
     }
@@ -96,14 +98,15 @@ pub(crate) fn stacked(
     frame: DataFrame,
     targets: usize,
     benchmark: bool,
+    finite: bool,
 ) -> PolarsResult<(DataFrame, Option<TargetRows>)> {
-    if let Some(index) = TargetRows::of(&frame, targets, benchmark) {
+    if let Some(index) = TargetRows::of(&frame, targets, benchmark, finite) {
         return Ok((frame, Some(index)));
     }
     let frame = frame.sort(
         [TARGET, TIME],
         SortMultipleOptions::default().with_nulls_last(false).with_maintain_order(true),
     )?;
-    let index = TargetRows::of(&frame, targets, benchmark);
+    let index = TargetRows::of(&frame, targets, benchmark, finite);
     Ok((frame, index))
 }

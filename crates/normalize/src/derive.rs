@@ -343,7 +343,7 @@ mod tests {
         }
         let frame = crate::frame::from_table(&t).unwrap_or_else(|e| panic!("{e}"));
         let (frame, index) =
-            crate::build::stacked(frame, 1, false).unwrap_or_else(|e| panic!("{e}"));
+            crate::build::stacked(frame, 1, false, false).unwrap_or_else(|e| panic!("{e}"));
         let index = index.unwrap_or_else(|| panic!("one run"));
         let part = index.part(&frame, 0).unwrap_or_else(|| panic!("part"));
         let all = part.columns();
@@ -379,7 +379,7 @@ mod tests {
                 }
             }
             let frame = crate::frame::from_table(&t).unwrap_or_else(|e| panic!("{e}"));
-            let (frame, index) = crate::build::stacked(frame, targets.len(), benchmark)
+            let (frame, index) = crate::build::stacked(frame, targets.len(), benchmark, false)
                 .unwrap_or_else(|e| panic!("{e}"));
             let index = index.unwrap_or_else(|| panic!("rows are one run per target"));
             let whole = materialize(frame.clone(), benchmark).unwrap_or_else(|e| panic!("{e}"));

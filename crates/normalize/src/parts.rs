@@ -27,6 +27,9 @@ pub(crate) struct Part {
     pub(crate) capture: Arc<[Metric]>,
     /// A benchmark's summary: a direction with no IO reported did none.
     pub(crate) benchmark: bool,
+    /// Every value the stated columns hold is finite (their reader dropped the others as
+    /// missing): their readers need not check again.
+    pub(crate) finite: bool,
 }
 
 impl Part {
@@ -89,14 +92,15 @@ impl derive::Columns for Part {
 }
 
 /// The finite values of a column, in row order: straight from the chunks' buffers when
-/// nothing is missing (the usual case: a buffer every value of which is finite, as a
-/// PerfMon reader's check leaves it, is copied whole), else through the validity.
-pub(crate) fn finite_values(ca: &Float64Chunked) -> Vec<f64> {
+/// nothing is missing (the usual case: a buffer every value of which is finite, known so
+/// (`finite`: a [`Part::finite`] column) or told by one vectorised pass, is copied whole),
+/// else through the validity.
+pub(crate) fn finite_values(ca: &Float64Chunked, finite: bool) -> Vec<f64> {
     let mut v = Vec::with_capacity(ca.len() - ca.null_count());
     if ca.null_count() == 0 {
         for arr in ca.downcast_iter() {
             let values = arr.values().as_slice();
-            if advisor_model::all_finite(values) {
+            if finite || advisor_model::all_finite(values) {
                 v.extend_from_slice(values);
             } else {
                 v.extend(values.iter().copied().filter(|x| x.is_finite()));
@@ -119,18 +123,31 @@ pub(crate) struct TargetRows {
 
 impl TargetRows {
     /// The parts of `df`, or `None` when some target's rows are not one time-ordered run.
-    /// `benchmark`: the frame is a benchmark's summary (see [`crate::derive`]).
-    pub(crate) fn of(df: &DataFrame, targets: usize, benchmark: bool) -> Option<Self> {
+    /// `benchmark`: the frame is a benchmark's summary (see [`crate::derive`]); `finite`:
+    /// every value its metric columns hold is finite ([`Part::finite`], checked in debug
+    /// builds).
+    pub(crate) fn of(
+        df: &DataFrame,
+        targets: usize,
+        benchmark: bool,
+        finite: bool,
+    ) -> Option<Self> {
         let ranges = runs(df, targets)?;
         let time = df.column(TIME).ok()?.as_materialized_series().to_physical_repr();
         let time = split(time.i64().ok()?, &ranges)?;
         let mut parts: Vec<Part> = time
             .into_iter()
-            .map(|t| Part { time: Some(t), benchmark, ..Part::default() })
+            .map(|t| Part { time: Some(t), benchmark, finite, ..Part::default() })
             .collect();
         for m in Metric::ALL {
             let Ok(c) = df.column(m.name()) else { continue };
             let Ok(values) = c.f64() else { continue };
+            #[cfg(debug_assertions)]
+            assert!(
+                !finite || values.iter().flatten().all(f64::is_finite),
+                "a frame said to hold finite values holds another in {}",
+                m.name()
+            );
             for (part, piece) in parts.iter_mut().zip(split(values, &ranges)?) {
                 if piece.null_count() < piece.len() {
                     part.stated.push((*m, piece));
@@ -319,6 +336,44 @@ fn split<T: PolarsNumericType>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // A PerfMon capture's parts are known to hold finite values only (its reader drops the
+    // others: here a cell far beyond any disk's IOPS and a negative one), so their readers
+    // skip the check; another reader's are not, and are checked as they are read.
+    #[test]
+    fn only_a_perfmon_capture_s_parts_are_known_finite() {
+        let text = "\"(PDH-CSV 4.0) (UTC)(0)\",\"\\\\H\\PhysicalDisk(0 C:)\\Disk Reads/sec\",\"\\\\H\\PhysicalDisk(0 C:)\\Disk Writes/sec\"\r\n\
+                    \"01/02/2024 00:00:00.000\",\"1.5\",\"2\"\r\n\
+                    \"01/02/2024 00:00:01.000\",\"1e300\",\"-4\"\r\n\
+                    \"01/02/2024 00:00:02.000\",\"3\",\"4\"\r\n";
+        let dir = std::env::temp_dir().join(format!("advisor-finite-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.join("c.csv");
+        std::fs::write(&path, text).unwrap_or_else(|e| panic!("{e}"));
+        let c = crate::read_path(&path).unwrap_or_else(|e| panic!("{e}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        let part = c.part(0).unwrap_or_else(|| panic!("one target, one part"));
+        assert!(part.finite);
+        assert_eq!(c.values(0, Metric::ReadIops), vec![1.5, 3.0], "1e300 dropped");
+        assert_eq!(c.values(0, Metric::WriteIops), vec![2.0, 4.0], "-4 dropped");
+        let iostat = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures/captures/iostat-text/hand_groups_g-data_dx.txt");
+        let c = crate::read_path(&iostat).unwrap_or_else(|e| panic!("{e}"));
+        assert!(c.part(0).is_some_and(|p| !p.finite));
+    }
+
+    // A frame said to hold finite values that holds another fails loudly in debug builds
+    // (every test that reads a PerfMon capture checks its reader so).
+    #[cfg(debug_assertions)]
+    #[test]
+    #[should_panic(expected = "a frame said to hold finite values holds another in read_iops")]
+    fn a_frame_said_finite_is_checked_in_debug_builds() {
+        let mut t = advisor_model::Table::default();
+        t.push_row(0, Some(1000), &[(Metric::ReadIops, 1.0)]);
+        t.push_row(0, Some(2000), &[(Metric::ReadIops, f64::NAN)]);
+        let frame = crate::frame::from_table(&t).unwrap_or_else(|_| unreachable!());
+        let _ = TargetRows::of(&frame, 1, false, true);
+    }
 
     #[test]
     fn split_cuts_across_and_inside_chunks() {

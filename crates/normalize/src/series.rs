@@ -127,7 +127,7 @@ impl Capture {
             return None;
         }
         let [arr] = v.downcast_iter().collect::<Vec<_>>()[..] else { return None };
-        advisor_model::all_finite(arr.values()).then(|| arr.values().clone())
+        (part.finite || advisor_model::all_finite(arr.values())).then(|| arr.values().clone())
     }
 
     /// [`Capture::axis_or_points`] with the values on the axis (`Ok`) converted by `scale`
@@ -145,6 +145,7 @@ impl Capture {
             // ([`crate::derive::column`]); a stated one is checked.
             let finite = |c: &Cow<'_, Float64Chunked>| {
                 matches!(c, Cow::Owned(_))
+                    || part.finite
                     || c.downcast_iter().all(|a| advisor_model::all_finite(a.values()))
             };
             if finite(&v) {
@@ -274,11 +275,11 @@ mod tests {
         t.push_row(0, Some(3000), &[(Metric::Mbps, 1.0)]);
         let frame = crate::frame::from_table(&t).unwrap_or_else(|_| unreachable!());
         assert!(
-            crate::parts::TargetRows::of(&frame, 2, false).is_none(),
+            crate::parts::TargetRows::of(&frame, 2, false, false).is_none(),
             "sda's rows are not one run"
         );
         let unsorted = Capture { file: "x".into(), meta, frame, since_boot: None, index: None };
-        let (frame, index) = crate::build::stacked(unsorted.frame.clone(), 2, false)
+        let (frame, index) = crate::build::stacked(unsorted.frame.clone(), 2, false, false)
             .unwrap_or_else(|_| unreachable!());
         assert!(index.is_some(), "sorted by target and time");
         let sorted = Capture { frame, index, ..unsorted.clone() };
@@ -312,7 +313,7 @@ mod tests {
         }
         let frame = crate::frame::from_table(&t).unwrap_or_else(|_| unreachable!());
         let (frame, index) =
-            crate::build::stacked(frame, 2, false).unwrap_or_else(|_| unreachable!());
+            crate::build::stacked(frame, 2, false, false).unwrap_or_else(|_| unreachable!());
         assert!(index.is_some());
         let c = Capture { file: "x".into(), meta, frame, since_boot: None, index };
         let axis = vec![Some(1000), Some(2000), Some(3000)];
@@ -364,7 +365,7 @@ mod tests {
         }
         let frame = crate::frame::from_table(&t).unwrap_or_else(|_| unreachable!());
         let (frame, index) =
-            crate::build::stacked(frame, 1, false).unwrap_or_else(|_| unreachable!());
+            crate::build::stacked(frame, 1, false, false).unwrap_or_else(|_| unreachable!());
         let c = Capture { file: "x".into(), meta, frame, since_boot: None, index };
         assert_eq!(c.axis_or_points(0, Iops), Ok(vec![40.0, 0.0, 5.0]));
         // Worked out, so not read in place: only what the capture states is.
@@ -416,7 +417,7 @@ mod tests {
             }
             let frame = crate::frame::from_table(&t).unwrap_or_else(|_| unreachable!());
             let (frame, index) =
-                crate::build::stacked(frame, 2, false).unwrap_or_else(|_| unreachable!());
+                crate::build::stacked(frame, 2, false, false).unwrap_or_else(|_| unreachable!());
             let c =
                 Capture { file: "x".into(), meta: meta.clone(), frame, since_boot: None, index };
             let plain = Capture { index: None, ..c.clone() };
@@ -448,7 +449,7 @@ mod tests {
         t.push_row(2, None, &[(Metric::Iops, 1.0)]);
         let frame = crate::frame::from_table(&t).unwrap_or_else(|_| unreachable!());
         let (frame, index) =
-            crate::build::stacked(frame, 3, false).unwrap_or_else(|_| unreachable!());
+            crate::build::stacked(frame, 3, false, false).unwrap_or_else(|_| unreachable!());
         let c = Capture { file: "x".into(), meta, frame, since_boot: None, index };
         let plain = Capture { index: None, ..c.clone() };
         assert!(c.index.is_some());

@@ -39,12 +39,13 @@ impl Stats {
     /// to the bit what sorting gives), the average a compensated sum, so it does not
     /// depend on the order of the values either.
     fn of_vec(mut v: Vec<f64>, more: &[f64]) -> Option<Self> {
-        let (min, max) = extremes(&v)?;
+        let ((min, max), sum) = extremes_and_sum(&v)?;
         let n = v.len();
-        let avg = compensated_sum(&v) / n as f64;
+        let avg = sum / n as f64;
         let mut ps = vec![50.0, 90.0, 99.0];
         ps.extend_from_slice(more);
-        let ranks = advisor_model::nearest_ranks(&mut v, &ps);
+        // Finite, so no NaN to look for.
+        let ranks = advisor_model::nearest_ranks_of_numbers(&mut v, &ps);
         let rank = |i: usize| ranks.get(i).copied().flatten().unwrap_or(max);
         let more = more.iter().enumerate().map(|(i, p)| (*p, rank(3 + i))).collect();
         Some(Self { count: n, avg, min, p50: rank(0), p90: rank(1), p99: rank(2), max, more })
@@ -66,42 +67,46 @@ pub fn metric_stats(all: &[TargetStats], target: u32, metric: Metric) -> Option<
     t.metrics.iter().find(|(m, _)| *m == metric).map(|(_, s)| s)
 }
 
-/// The smallest and largest value in [`f64::total_cmp`]'s order (-0 below +0), in one
-/// branch-free pass over integer keys that keep that order.
-fn extremes(v: &[f64]) -> Option<(f64, f64)> {
+/// The smallest and largest value in [`f64::total_cmp`]'s order (-0 below +0), branch-free
+/// over integer keys that keep that order, and Neumaier's compensated sum, in one pass:
+/// `None` when `v` is empty.
+///
+/// The sum carries the rounding error of every addition, so a mean of a day of samples is
+/// exact to the last bit or two, whatever their order. Four sums side by side (value i in
+/// sum i mod 4), then those and their carries summed the same way: one running sum waits
+/// on the addition before it at every value (1.6 ns a value), four do not (0.7 ns). The
+/// extremes ride along (they were a pass of their own).
+fn extremes_and_sum(v: &[f64]) -> Option<((f64, f64), f64)> {
     // The key is its own inverse: negative values have their 63 low bits flipped.
     let key = |x: u64| x ^ (((x as i64 >> 63) as u64) >> 1);
     if v.is_empty() {
         return None;
     }
-    let (lo, hi) = v.iter().fold((i64::MAX, i64::MIN), |(lo, hi), x| {
+    let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+    let mut extend = |x: f64| {
         let k = key(x.to_bits()) as i64;
-        (lo.min(k), hi.max(k))
-    });
-    Some((f64::from_bits(key(lo as u64)), f64::from_bits(key(hi as u64))))
-}
-
-/// Neumaier's compensated sum: the rounding error of every addition is carried, so a mean
-/// of a day of samples is exact to the last bit or two, whatever their order. Four sums
-/// side by side (value i in sum i mod 4), then those and their carries summed the same
-/// way: one running sum waits on the addition before it at every value (1.6 ns a value),
-/// four do not (0.7 ns).
-fn compensated_sum(values: &[f64]) -> f64 {
-    let add = |(sum, carry): (f64, f64), x: f64| {
-        let t = sum + x;
-        let lost = if sum.abs() >= x.abs() { (sum - t) + x } else { (x - t) + sum };
-        (t, carry + lost)
+        lo = lo.min(k);
+        hi = hi.max(k);
     };
     let mut lanes = [(0.0f64, 0.0f64); 4];
-    let mut quads = values.chunks_exact(4);
+    let mut quads = v.chunks_exact(4);
     for q in &mut quads {
         for (lane, x) in lanes.iter_mut().zip(q) {
-            *lane = add(*lane, *x);
+            *lane = neumaier(*lane, *x);
+            extend(*x);
         }
     }
+    quads.remainder().iter().for_each(|x| extend(*x));
     let parts = lanes.iter().map(|l| l.0).chain(lanes.iter().map(|l| l.1));
-    let (sum, carry) = parts.chain(quads.remainder().iter().copied()).fold((0.0, 0.0), add);
-    sum + carry
+    let (sum, carry) = parts.chain(quads.remainder().iter().copied()).fold((0.0, 0.0), neumaier);
+    Some(((f64::from_bits(key(lo as u64)), f64::from_bits(key(hi as u64))), sum + carry))
+}
+
+/// One step of Neumaier's sum: `x` added to `sum`, the rounding error to `carry`.
+fn neumaier((sum, carry): (f64, f64), x: f64) -> (f64, f64) {
+    let t = sum + x;
+    let lost = if sum.abs() >= x.abs() { (sum - t) + x } else { (x - t) + sum };
+    (t, carry + lost)
 }
 
 /// Every metric's stats for one target.
@@ -139,7 +144,9 @@ impl Capture {
             Some(part) => part
                 .columns()
                 .into_iter()
-                .filter_map(|(m, col)| Stats::of_vec(finite_vec(col), more_of(m)).map(|s| (m, s)))
+                .filter_map(|(m, col)| {
+                    Stats::of_vec(finite_vec(col, part.finite), more_of(m)).map(|s| (m, s))
+                })
                 .collect(),
             None => self
                 .metrics()
@@ -161,15 +168,16 @@ impl Capture {
 
 /// A column's finite values, in row order, to be reordered by the selections: a derived
 /// column's own buffer (worked out for this summary alone, no null in it) with the rest
-/// dropped in place; a stated column's values copied out of the frame.
-fn finite_vec(col: Cow<'_, Float64Chunked>) -> Vec<f64> {
+/// dropped in place; a stated column's values copied out of the frame (`finite`: all its
+/// values are, [`crate::parts::Part::finite`]).
+fn finite_vec(col: Cow<'_, Float64Chunked>, finite: bool) -> Vec<f64> {
     match col {
         Cow::Owned(ca) if ca.null_count() == 0 && ca.chunks().len() == 1 => {
             let mut v = crate::series::into_values(Cow::Owned(ca), advisor_model::Scale::Keep);
             v.retain(|x| x.is_finite());
             v
         }
-        col => finite_values(&col),
+        col => finite_values(&col, finite),
     }
 }
 
@@ -182,20 +190,20 @@ mod tests {
         use polars::prelude::NewChunkedArray as _;
         let values = [1.5, f64::NAN, 3.0, f64::INFINITY, -2.0, 0.0];
         let plain = Float64Chunked::from_slice("x".into(), &values);
-        let want = finite_values(&plain);
+        let want = finite_values(&plain, false);
         assert_eq!(want, vec![1.5, 3.0, -2.0, 0.0]);
         // Owned (a derived column), borrowed (a stated one), owned with a null.
-        assert_eq!(finite_vec(Cow::Owned(plain.clone())), want);
-        assert_eq!(finite_vec(Cow::Borrowed(&plain)), want);
+        assert_eq!(finite_vec(Cow::Owned(plain.clone()), false), want);
+        assert_eq!(finite_vec(Cow::Borrowed(&plain), false), want);
         let with_null: Float64Chunked =
             values.iter().enumerate().map(|(i, &v)| (i != 2).then_some(v)).collect();
-        assert_eq!(finite_vec(Cow::Owned(with_null)), vec![1.5, -2.0, 0.0]);
+        assert_eq!(finite_vec(Cow::Owned(with_null), false), vec![1.5, -2.0, 0.0]);
         // Chunks with no value dropped are copied whole, the others filtered, in order.
         let mut two = Float64Chunked::from_slice("x".into(), &[-0.0, 7.0]);
         two.append(&plain).unwrap_or_else(|_| unreachable!());
         two.append(&Float64Chunked::from_slice("x".into(), &[f64::MAX]))
             .unwrap_or_else(|_| unreachable!());
-        let got: Vec<u64> = finite_values(&two).iter().map(|x| x.to_bits()).collect();
+        let got: Vec<u64> = finite_values(&two, false).iter().map(|x| x.to_bits()).collect();
         let want: Vec<u64> =
             [-0.0, 7.0, 1.5, 3.0, -2.0, 0.0, f64::MAX].iter().map(|x: &f64| x.to_bits()).collect();
         assert_eq!(got, want);
@@ -245,7 +253,7 @@ mod tests {
                 })
             });
             let bits = |p: Option<(f64, f64)>| p.map(|(a, b)| (a.to_bits(), b.to_bits()));
-            proptest::prop_assert_eq!(bits(extremes(&v)), bits(want));
+            proptest::prop_assert_eq!(bits(extremes_and_sum(&v).map(|(e, _)| e)), bits(want));
         }
 
         // Values on a grid of 1/1024 sum exactly in integers. The compensated sum stays
@@ -273,8 +281,23 @@ mod tests {
             let magnitude: f64 = values.iter().map(|x| x.abs()).sum();
             let u = f64::EPSILON / 2.0;
             let bound = 2.0 * u * want.abs() + values.len() as f64 * u * u * magnitude;
-            let got = compensated_sum(&values);
+            let got = extremes_and_sum(&values).map_or(0.0, |(_, s)| s);
             proptest::prop_assert!((got - want).abs() <= bound, "{got} vs {want} (bound {bound})");
+            // The sum taken alone, lane by lane as before the extremes rode along: the
+            // same bits.
+            let mut lanes = [(0.0f64, 0.0f64); 4];
+            let mut quads = values.chunks_exact(4);
+            for q in &mut quads {
+                for (lane, x) in lanes.iter_mut().zip(q) {
+                    *lane = neumaier(*lane, *x);
+                }
+            }
+            let parts = lanes.iter().map(|l| l.0).chain(lanes.iter().map(|l| l.1));
+            let (sum, carry) =
+                parts.chain(quads.remainder().iter().copied()).fold((0.0, 0.0), neumaier);
+            if !values.is_empty() {
+                proptest::prop_assert_eq!(got.to_bits(), (sum + carry).to_bits());
+            }
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use advisor_model::{Figure, Metric, nearest_ranks};
+use advisor_model::{Figure, Metric, nearest_ranks_of_numbers};
 use advisor_normalize::Capture;
 use advisor_rules::eval::TargetId;
 
@@ -223,14 +223,14 @@ pub(crate) fn figure(s: &Series, p: f64, headroom: f64, interval_s: Option<f64>)
     }
     // By selection, not a sort (the same values: see `nearest_ranks`).
     let peak = v.iter().copied().max_by(f64::total_cmp)?;
-    let observed = nearest_ranks(&mut v, &[p]).first().copied().flatten()?;
+    let observed = nearest_ranks_of_numbers(&mut v, &[p]).first().copied().flatten()?;
     Some(Figure { observed, peak, needed: observed * headroom })
 }
 
 /// The median of a metric's values (finite ones), for the latency and queue-depth tests.
 pub(crate) fn median_of(mut v: Vec<f64>) -> Option<f64> {
     v.retain(|x| x.is_finite());
-    nearest_ranks(&mut v, &[50.0]).first().copied().flatten()
+    nearest_ranks_of_numbers(&mut v, &[50.0]).first().copied().flatten()
 }
 
 /// Mean of a series (for the read share: the shares of totals, not of samples).

@@ -73,7 +73,8 @@ fn band_floor(vals: &[f64], busy: &[bool], min_busy: usize) -> Result<Option<(f6
         return Err(busy_vals.len());
     }
     // Finite already: selected in place (the value `percentile` gives).
-    Ok(advisor_model::nearest_ranks(&mut busy_vals, &[99.0])[0].map(|p99| (p99 * TOP_BAND, n)))
+    Ok(advisor_model::nearest_ranks_of_numbers(&mut busy_vals, &[99.0])[0]
+        .map(|p99| (p99 * TOP_BAND, n)))
 }
 
 /// Whether a sample is in the band that starts at `floor`.

@@ -358,7 +358,7 @@ pub(crate) fn percentiles(values: &[f64], ps: &[f64]) -> Vec<Option<f64>> {
     if !advisor_model::all_finite(&v) {
         v.retain(|x| x.is_finite());
     }
-    advisor_model::nearest_ranks(&mut v, ps)
+    advisor_model::nearest_ranks_of_numbers(&mut v, ps)
 }
 
 /// Whether a step between two samples breaks a run: more than 1.5 intervals, as
