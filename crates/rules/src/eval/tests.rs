@@ -6,6 +6,27 @@ use advisor_model::{BenchSettings, Direction, Metric, TargetKind};
 use super::*;
 use crate::registry::{Origin, Registry, RuleFile};
 
+/// The methods a test source takes as they are from the [`MemorySeries`] in its field
+/// `$field`: the series, the tool's percentiles and the intervals.
+macro_rules! from_memory {
+    ($field:ident) => {
+        fn series(&self, target: TargetId, metric: Metric) -> Option<Arc<Series>> {
+            self.$field.series(target, metric)
+        }
+        fn source_percentile(
+            &self,
+            target: TargetId,
+            direction: Direction,
+            pct: f64,
+        ) -> Option<f64> {
+            self.$field.source_percentile(target, direction, pct)
+        }
+        fn interval_s(&self, target: TargetId) -> Option<f64> {
+            self.$field.interval_s(target)
+        }
+    };
+}
+
 #[path = "../../tests/fixtures/mod.rs"]
 mod fixtures;
 mod folds;

@@ -32,15 +32,7 @@ impl InPlace {
 }
 
 impl SeriesSource for InPlace {
-    fn series(&self, target: TargetId, metric: Metric) -> Option<Arc<Series>> {
-        self.series.series(target, metric)
-    }
-    fn source_percentile(&self, target: TargetId, direction: Direction, pct: f64) -> Option<f64> {
-        self.series.source_percentile(target, direction, pct)
-    }
-    fn interval_s(&self, target: TargetId) -> Option<f64> {
-        self.series.interval_s(target)
-    }
+    from_memory!(series);
     fn axis(&self, target: TargetId) -> Option<Vec<Option<i64>>> {
         Some(self.series.series(target, Metric::Iops)?.iter().map(|(t, _)| *t).collect())
     }

@@ -12,15 +12,7 @@ struct Knowing {
 }
 
 impl SeriesSource for Knowing {
-    fn series(&self, target: TargetId, metric: Metric) -> Option<Arc<Series>> {
-        self.series.series(target, metric)
-    }
-    fn source_percentile(&self, target: TargetId, direction: Direction, pct: f64) -> Option<f64> {
-        self.series.source_percentile(target, direction, pct)
-    }
-    fn interval_s(&self, target: TargetId) -> Option<f64> {
-        self.series.interval_s(target)
-    }
+    from_memory!(series);
     fn known_ranks(&self, target: TargetId, metric: Metric) -> Option<KnownRanks> {
         self.known.iter().find(|(t, m, _)| *t == target && *m == metric).map(|(_, _, k)| k.clone())
     }
