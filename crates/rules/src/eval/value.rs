@@ -106,12 +106,6 @@ impl<T> Default for Vals<T> {
     }
 }
 
-impl<T> Clone for WeakVals<T> {
-    fn clone(&self) -> Self {
-        WeakVals(Weak::clone(&self.0))
-    }
-}
-
 impl<T> std::ops::Deref for Vals<T> {
     type Target = [T];
     fn deref(&self) -> &[T] {
