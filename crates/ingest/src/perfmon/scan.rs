@@ -55,6 +55,9 @@ pub struct Shape {
 /// Inputs above this size are scanned on several threads.
 const PARALLEL_BYTES: usize = 8 << 20;
 
+/// The most threads a scan or a parse runs on.
+pub const MAX_THREADS: usize = 16;
+
 #[derive(Default)]
 struct Part {
     lines: u64,
@@ -254,7 +257,7 @@ impl Lines {
     /// the previous piece's last run.
     pub fn scan(&mut self, text: &str, from: usize, shape: Shape) -> Vec<Segment> {
         let to = text.len();
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(16);
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_THREADS);
         let parts = if to.saturating_sub(from) > PARALLEL_BYTES { threads } else { 1 };
         let mut segments: Vec<Segment> = Vec::new();
         for seg in self.scan_parts(text, from, shape, parts).into_iter().flatten() {
@@ -318,14 +321,13 @@ impl Lines {
             text.then(|| scan_part(bytes, a, b, shape))
         };
         let scanned: Vec<(usize, usize, Option<Part>)> = if parts > 1 && to > from {
+            // More parts than cores, each core taking the next part when done with one:
+            // a core slowed by another thread (the next piece being mapped) does less of
+            // the work instead of holding up the rest.
             let ranges = split_lines(bytes, from, to, parts);
-            std::thread::scope(|s| {
-                let handles: Vec<_> =
-                    ranges.iter().map(|&(a, b)| (a, b, s.spawn(move || one(a, b)))).collect();
-                handles
-                    .into_iter()
-                    .map(|(a, b, h)| (a, b, h.join().unwrap_or_else(|_| Some(Part::default()))))
-                    .collect()
+            advisor_model::par::map_indexed(ranges.len(), MAX_THREADS, |i| {
+                let (a, b) = ranges[i];
+                (a, b, one(a, b))
             })
         } else {
             vec![(from, to, one(from, to))]

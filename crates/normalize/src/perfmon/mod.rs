@@ -38,6 +38,9 @@ pub(crate) struct Parsed {
 /// Pieces of text smaller than this are parsed on one thread.
 const PARALLEL_BYTES: usize = 1 << 20;
 
+/// The bytes of lines a thread scans or parses at a time, in a larger piece.
+const PART_BYTES: usize = 2 << 20;
+
 /// The data lines of a PerfMon CSV, taken in pieces of whole lines. The values go straight
 /// into one buffer per column, sized once from the text's length, so that no column is
 /// ever copied or held twice.
@@ -66,7 +69,9 @@ impl Body {
         let wanted: Vec<usize> = header.columns.iter().map(|c| c.index).collect();
         let layout = Layout::new(header.separator, header.decimal_comma, header.n_columns, &wanted);
         let lines = Lines::new(header.body_line);
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(16);
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(advisor_ingest::perfmon::scan::MAX_THREADS);
         let values = vec![Vec::new(); layout.columns.len()];
         Self {
             file: file.to_owned(),
@@ -102,9 +107,14 @@ impl Body {
         Ok(true)
     }
 
-    /// How many parts to scan and parse `len` bytes of lines in.
+    /// How many parts to scan and parse `len` bytes of lines in: one, or parts of about
+    /// [`PART_BYTES`], at least one per thread and at most four.
     fn parts(&self, len: usize) -> usize {
-        if len > self.parallel_bytes && self.threads > 1 { self.threads } else { 1 }
+        if len > self.parallel_bytes && self.threads > 1 {
+            (len / PART_BYTES).clamp(self.threads, 4 * self.threads)
+        } else {
+            1
+        }
     }
 
     /// Parses the runs of good lines the scan found, each part of them on its own thread
@@ -150,23 +160,17 @@ impl Body {
             }
         }
         let layout = &*self.layout;
-        let found: Vec<values::Found> = if shares.len() == 1 {
-            shares
-                .iter()
-                .zip(per_share.iter_mut())
-                .map(|(r, cols)| values::parse(bytes, r, layout, cols))
-                .collect()
-        } else {
-            std::thread::scope(|s| {
-                let handles: Vec<_> = shares
-                    .iter()
-                    .zip(per_share.iter_mut())
-                    .map(|(r, cols)| s.spawn(move || values::parse(bytes, r, layout, cols)))
-                    .collect();
-                handles.into_iter().map(|h| h.join()).collect::<Result<Vec<_>, _>>()
-            })
-            .map_err(|_| IngestError::invalid(&self.file, None, "the value parser failed"))?
-        };
+        // Each core takes the next share when done with one (there are more shares than
+        // cores), so one slowed by another thread does less of the work.
+        let found: Vec<Option<values::Found>> =
+            advisor_model::par::map_owned(per_share, self.threads, |i, mut cols| {
+                let parse = || values::parse(bytes, &shares[i], layout, &mut cols);
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(parse)).ok()
+            });
+        let found: Vec<values::Found> = found
+            .into_iter()
+            .collect::<Option<_>>()
+            .ok_or_else(|| IngestError::invalid(&self.file, None, "the value parser failed"))?;
         for (f, &n) in found.into_iter().zip(&share_rows) {
             if f.rows != n {
                 return Err(IngestError::invalid(
