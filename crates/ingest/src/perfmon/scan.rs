@@ -273,11 +273,12 @@ impl Lines {
         segments
     }
 
-    /// [`Lines::scan`] on `parts` threads, each over about as many bytes of whole lines,
-    /// returning each part's runs (in order) without joining a run cut between two parts:
-    /// the part after the cut has it as its first run, marked `continues`, as a run cut by
-    /// the end of the previous piece is. The lines and rows of each part are what a parser
-    /// working on that part needs, so the parts can be parsed on as many threads.
+    /// [`Lines::scan`] in `parts` parts of about as many bytes of whole lines, shared
+    /// among the cores (each takes the next part when done with one), returning each
+    /// part's runs (in order) without joining a run cut between two parts: the part after
+    /// the cut has it as its first run, marked `continues`, as a run cut by the end of the
+    /// previous piece is. The lines and rows of each part are what a parser working on
+    /// that part needs, so the parts can be parsed as they were scanned.
     pub fn scan_parts(
         &mut self,
         text: &str,

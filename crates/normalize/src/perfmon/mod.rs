@@ -58,8 +58,10 @@ pub(crate) struct Body {
     /// Runs of good lines seen so far (the number of the current one).
     run: u64,
     bad: Vec<BadCell>,
+    /// The cores the scan and the parse share a piece's parts among.
     threads: usize,
-    /// Pieces with more bytes of good lines than this are parsed on `threads` threads.
+    /// Pieces with more bytes of good lines than this are scanned and parsed in parts
+    /// ([`Body::parts`]).
     parallel_bytes: usize,
 }
 
@@ -117,9 +119,9 @@ impl Body {
         }
     }
 
-    /// Parses the runs of good lines the scan found, each part of them on its own thread
-    /// (the scan's parts are the parse's shares: each part's lines were counted as they
-    /// were scanned).
+    /// Parses the runs of good lines the scan found, part by part, the parts shared among
+    /// the cores (the scan's parts are the parse's shares: each part's lines were counted
+    /// as they were scanned).
     fn parse_parts(&mut self, bytes: &[u8], scanned: Vec<Vec<Segment>>) -> Result<(), IngestError> {
         let parts = scanned.len();
         let mut shares: Vec<Vec<Range>> = Vec::with_capacity(parts);
