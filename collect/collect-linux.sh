@@ -6,7 +6,9 @@
 #                              (sysstat older than 11.5: `iostat -xt 1 N+1` as text)
 #   IMDS instance document     GET http://169.254.169.254/metadata/instance with
 #                              `Metadata: true`, no proxy, a 3 s timeout (off Azure it
-#                              does not answer: the bundle says so and is still complete)
+#                              does not answer: the bundle says so and is still complete);
+#                              another endpoint with --imds-url or ADVISOR_IMDS_URL (a
+#                              stand-in on loopback, in tests), none with --no-imds
 #   lsblk -J -o NAME,HCTL,SIZE,TYPE,MOUNTPOINT
 #   ls -l /dev/disk/azure/scsi1/ and ls -lR /dev/disk/azure (which device is which LUN)
 #   uname -r, iostat -V, hostname (in manifest.json)
@@ -18,7 +20,9 @@ export LC_ALL=C S_TIME_FORMAT=ISO
 
 readonly COLLECTOR="advisor-collect-linux"
 readonly COLLECTOR_VERSION="1"
-readonly IMDS_URL="http://169.254.169.254/metadata/instance?api-version=2021-02-01"
+# Azure's own endpoint. --imds-url or ADVISOR_IMDS_URL points the request elsewhere (a
+# stand-in on loopback in advisor's tests and CI); --no-imds sends no request at all.
+readonly DEFAULT_IMDS_URL="http://169.254.169.254/metadata/instance?api-version=2021-02-01"
 readonly MIN_SECONDS=1
 readonly MAX_SECONDS=3600
 readonly DEFAULT_SECONDS=120
@@ -30,7 +34,7 @@ readonly MAX_IMDS_BYTES=$((1024 * 1024))
 
 usage() {
   cat <<EOF
-Usage: collect-linux.sh [-s SECONDS] [-o DIR] [--no-archive]
+Usage: collect-linux.sh [-s SECONDS] [-o DIR] [--no-archive] [--imds-url URL | --no-imds]
 
 Captures disk performance (iostat, every second) and the VM's disk layout, and writes
   DIR/advisor-HOST-YYYYMMDDTHHMMSSZ/        the files, with manifest.json
@@ -42,11 +46,17 @@ Options:
                     workload is slow
   -o, --out DIR     where to write (default: the current directory)
       --no-archive  write the folder only
+      --imds-url URL
+                    where to ask for the instance metadata document (default:
+                    \$ADVISOR_IMDS_URL if set, else Azure's
+                    ${DEFAULT_IMDS_URL})
+      --no-imds     send no metadata request; the manifest says it was skipped
   -h, --help        this text
 
 Read-only: it runs iostat, lsblk, ls, uname and one HTTP GET to the Azure Instance
-Metadata Service (169.254.169.254, 3 s timeout); it changes nothing and collects nothing
-else. Needs iostat (Debian/Ubuntu: apt-get install sysstat; RHEL: dnf install sysstat).
+Metadata Service (169.254.169.254, 3 s timeout, unless --imds-url or --no-imds says
+otherwise); it changes nothing and collects nothing else. Needs iostat (Debian/Ubuntu:
+apt-get install sysstat; RHEL: dnf install sysstat).
 Exit codes: 0 collected; 1 a command failed (the folder says which); 2 bad usage;
 3 iostat is missing.
 EOF
@@ -61,6 +71,10 @@ die_usage() {
 seconds=$DEFAULT_SECONDS
 out_dir=.
 archive=1
+imds_url=${ADVISOR_IMDS_URL:-$DEFAULT_IMDS_URL}
+imds_url_from="ADVISOR_IMDS_URL"
+[ -n "${ADVISOR_IMDS_URL:-}" ] || imds_url_from=""
+imds=1
 while [ $# -gt 0 ]; do
   case "$1" in
     -h | --help)
@@ -81,6 +95,16 @@ while [ $# -gt 0 ]; do
       archive=0
       shift
       ;;
+    --imds-url)
+      [ $# -ge 2 ] || die_usage "$1 needs a URL"
+      imds_url=$2
+      imds_url_from="--imds-url"
+      shift 2
+      ;;
+    --no-imds)
+      imds=0
+      shift
+      ;;
     *) die_usage "unknown argument: $1" ;;
   esac
 done
@@ -93,6 +117,19 @@ seconds=$((10#$seconds))
 if [ "$seconds" -lt "$MIN_SECONDS" ] || [ "$seconds" -gt "$MAX_SECONDS" ]; then
   die_usage "--seconds must be between $MIN_SECONDS and $MAX_SECONDS, not $seconds"
 fi
+# The metadata endpoint: plain http(s) with a host, nothing curl or wget would read as an
+# option or a local file.
+case "$imds_url" in
+  http://?* | https://?*) ;;
+  *) die_usage "${imds_url_from:---imds-url} must be an http:// or https:// URL, not '$imds_url'" ;;
+esac
+case "$imds_url" in
+  *[[:space:]]*) die_usage "${imds_url_from:---imds-url} must not contain spaces: '$imds_url'" ;;
+esac
+# The host (and port) the request goes to, for the manifest's reasons.
+imds_host=${imds_url#*://}
+imds_host=${imds_host%%/*}
+imds_host=${imds_host%%\?*}
 [ -d "$out_dir" ] || die_usage "--out: no such folder: $out_dir"
 [ -w "$out_dir" ] || die_usage "--out: cannot write in $out_dir"
 
@@ -184,44 +221,51 @@ if [ -d /dev/disk/azure ]; then
 fi
 
 # IMDS: one GET, no proxy, short timeouts. Off Azure nothing answers; that is not a
-# failure of the collection.
+# failure of the collection. --no-imds sends nothing.
 imds_answered=false
+imds_skipped=false
 imds_reason=""
-imds_tmp="$bundle/imds.json.part"
-imds_rc=0
-if command -v curl >/dev/null 2>&1; then
-  curl --silent --show-error --fail --noproxy '*' --connect-timeout 2 --max-time 3 \
-    --max-filesize "$MAX_IMDS_BYTES" -H 'Metadata: true' "$IMDS_URL" >"$imds_tmp" 2>"$imds_tmp.err" || imds_rc=$?
-  imds_how="curl -H 'Metadata: true' --noproxy '*' --max-time 3 $IMDS_URL"
-elif command -v wget >/dev/null 2>&1; then
-  wget -q --no-proxy --timeout=3 --tries=1 --header='Metadata: true' -O "$imds_tmp" "$IMDS_URL" 2>"$imds_tmp.err" || imds_rc=$?
-  imds_how="wget --header='Metadata: true' --no-proxy --timeout=3 $IMDS_URL"
+if [ "$imds" -eq 0 ]; then
+  imds_skipped=true
+  imds_how="(not run: --no-imds)"
+  imds_reason="not asked: --no-imds was given"
 else
-  imds_rc=127
-  imds_how="(neither curl nor wget is installed)"
-fi
-if [ "$imds_rc" -eq 0 ] && [ -s "$imds_tmp" ] && head -c 1 "$imds_tmp" | grep -q '{'; then
-  mv "$imds_tmp" "$bundle/imds.json"
-  imds_answered=true
-else
-  if [ "$imds_rc" -eq 127 ]; then
-    imds_reason="neither curl nor wget is installed"
+  imds_tmp="$bundle/imds.json.part"
+  imds_rc=0
+  if command -v curl >/dev/null 2>&1; then
+    curl --silent --show-error --fail --noproxy '*' --connect-timeout 2 --max-time 3 \
+      --max-filesize "$MAX_IMDS_BYTES" -H 'Metadata: true' -- "$imds_url" >"$imds_tmp" 2>"$imds_tmp.err" || imds_rc=$?
+    imds_how="curl -H 'Metadata: true' --noproxy '*' --max-time 3 $imds_url"
+  elif command -v wget >/dev/null 2>&1; then
+    wget -q --no-proxy --timeout=3 --tries=1 --header='Metadata: true' -O "$imds_tmp" -- "$imds_url" 2>"$imds_tmp.err" || imds_rc=$?
+    imds_how="wget --header='Metadata: true' --no-proxy --timeout=3 $imds_url"
   else
-    detail=$(head -c 200 "$imds_tmp.err" 2>/dev/null | tr '\n' ' ' | sed 's/ *$//')
-    case "$imds_how:$imds_rc" in
-      curl*:28) imds_reason="no answer from 169.254.169.254 within 3 s" ;;
-      curl*:7) imds_reason="169.254.169.254 cannot be reached ($detail)" ;;
-      curl*:22) imds_reason="169.254.169.254 answered with an HTTP error ($detail)" ;;
-      *) imds_reason="the request failed (exit $imds_rc${detail:+: $detail})" ;;
-    esac
-    if [ "$imds_rc" -eq 0 ]; then
-      imds_reason="169.254.169.254 answered with something other than a JSON document"
-    fi
-    imds_reason="$imds_reason; not an Azure VM, or the metadata service is blocked"
+    imds_rc=127
+    imds_how="(neither curl nor wget is installed)"
   fi
-  rm -f "$imds_tmp"
+  if [ "$imds_rc" -eq 0 ] && [ -s "$imds_tmp" ] && head -c 1 "$imds_tmp" | grep -q '{'; then
+    mv "$imds_tmp" "$bundle/imds.json"
+    imds_answered=true
+  else
+    if [ "$imds_rc" -eq 127 ]; then
+      imds_reason="neither curl nor wget is installed"
+    else
+      detail=$(head -c 200 "$imds_tmp.err" 2>/dev/null | tr '\n' ' ' | sed 's/ *$//')
+      case "$imds_how:$imds_rc" in
+        curl*:28) imds_reason="no answer from $imds_host within 3 s" ;;
+        curl*:7) imds_reason="$imds_host cannot be reached ($detail)" ;;
+        curl*:22) imds_reason="$imds_host answered with an HTTP error ($detail)" ;;
+        *) imds_reason="the request to $imds_host failed (exit $imds_rc${detail:+: $detail})" ;;
+      esac
+      if [ "$imds_rc" -eq 0 ]; then
+        imds_reason="$imds_host answered with something other than a JSON document"
+      fi
+      imds_reason="$imds_reason; not an Azure VM, or the metadata service is blocked"
+    fi
+    rm -f "$imds_tmp"
+  fi
+  rm -f "$imds_tmp.err"
 fi
-rm -f "$imds_tmp.err"
 
 # The capture: N one-second intervals after iostat's first (since boot) report.
 reports=$((seconds + 1))
@@ -252,7 +296,11 @@ files+=('"manifest.json"')
   printf '  "interval_s": 1,\n'
   printf '  "start": %s,\n' "$(json_str "$start")"
   printf '  "end": %s,\n' "$(json_str "$end")"
-  printf '  "imds": {"answered": %s, "command": %s' "$imds_answered" "$(json_str "$imds_how")"
+  printf '  "imds": {"answered": %s, "skipped": %s' "$imds_answered" "$imds_skipped"
+  if [ "$imds_skipped" = false ]; then
+    printf ', "url": %s' "$(json_str "$imds_url")"
+  fi
+  printf ', "command": %s' "$(json_str "$imds_how")"
   if [ "$imds_answered" = false ]; then
     printf ', "reason": %s' "$(json_str "$imds_reason")"
   fi
@@ -278,7 +326,7 @@ if [ "$archive" -eq 1 ]; then
 else
   echo "collect-linux.sh: wrote $bundle" >&2
 fi
-if [ "$imds_answered" = false ]; then
+if [ "$imds_answered" = false ] && [ "$imds_skipped" = false ]; then
   echo "collect-linux.sh: note: $imds_reason" >&2
 fi
 if [ "$failed" -ne 0 ]; then

@@ -12,7 +12,8 @@ What it runs (read-only; nothing else is collected):
   typeperf -cf counters.txt -si 1 -sc N -f CSV -o perfmon.csv -y
       https://learn.microsoft.com/windows-server/administration/windows-commands/typeperf
   one GET of the Azure Instance Metadata Service instance document (Metadata: true, no
-  proxy, 3 s timeout); off Azure nothing answers and manifest.json says so
+  proxy, 3 s timeout); off Azure nothing answers and manifest.json says so; -ImdsUrl (or
+  the ADVISOR_IMDS_URL environment variable) asks elsewhere, -NoImds not at all
       https://learn.microsoft.com/azure/virtual-machines/instance-metadata-service
   Get-Disk, Get-PhysicalDisk, Get-Partition, Get-Volume as JSON (which disk number is
   which LUN, which drive letter is on which disk)
@@ -29,6 +30,14 @@ Where to write (default: the current folder).
 .PARAMETER NoArchive
 Write the folder only.
 
+.PARAMETER ImdsUrl
+Where to ask for the instance metadata document (http:// or https://). Default: the
+ADVISOR_IMDS_URL environment variable if set, else Azure's own
+http://169.254.169.254/metadata/instance?api-version=2021-02-01
+
+.PARAMETER NoImds
+Send no metadata request; manifest.json says it was skipped.
+
 .EXAMPLE
 powershell -ExecutionPolicy Bypass -File .\collect-windows.ps1 -Seconds 300
 #>
@@ -38,6 +47,8 @@ param(
     [string]$Seconds = '120',
     [string]$Out = '.',
     [switch]$NoArchive,
+    [string]$ImdsUrl = '',
+    [switch]$NoImds,
     [switch]$Help
 )
 
@@ -46,7 +57,9 @@ $ErrorActionPreference = 'Stop'
 
 $Collector = 'advisor-collect-windows'
 $CollectorVersion = '1'
-$ImdsUrl = 'http://169.254.169.254/metadata/instance?api-version=2021-02-01'
+# Azure's own endpoint. -ImdsUrl or ADVISOR_IMDS_URL points the request elsewhere (a
+# stand-in on loopback in tests); -NoImds sends no request at all.
+$DefaultImdsUrl = 'http://169.254.169.254/metadata/instance?api-version=2021-02-01'
 $MinSeconds = 1
 $MaxSeconds = 3600
 $MaxImdsBytes = 1MB
@@ -115,6 +128,20 @@ if ($Duration -lt $MinSeconds -or $Duration -gt $MaxSeconds) {
 if (-not (Test-Path -LiteralPath $Out -PathType Container)) {
     Exit-Usage "-Out: no such folder: $Out"
 }
+$ImdsUrlFrom = '-ImdsUrl'
+if (-not $ImdsUrl) {
+    if ($env:ADVISOR_IMDS_URL) {
+        $ImdsUrl = $env:ADVISOR_IMDS_URL
+        $ImdsUrlFrom = 'ADVISOR_IMDS_URL'
+    } else {
+        $ImdsUrl = $DefaultImdsUrl
+    }
+}
+if ($ImdsUrl -notmatch '^https?://[^\s/?#]+[^\s]*$') {
+    Exit-Usage "$ImdsUrlFrom must be an http:// or https:// URL, not '$ImdsUrl'"
+}
+# The host (and port) the request goes to, for the manifest's reasons.
+$ImdsHost = ([System.Uri]$ImdsUrl).Authority
 
 function Get-UtcStamp { (Get-Date).ToUniversalTime().ToString("yyyy-MM-ddTHH:mm:ssZ") }
 
@@ -168,32 +195,37 @@ Save-Json 'get-volume.json' 'Get-Volume' {
         @{ Name = 'AllocationUnitSize'; Expression = { $_.AllocationUnitSize } }
 }
 
-# IMDS: one GET, no proxy (Windows PowerShell 5.1 has no -NoProxy), 3 s.
+# IMDS: one GET, no proxy (Windows PowerShell 5.1 has no -NoProxy), 3 s. -NoImds sends
+# nothing.
 $ImdsAnswered = $false
 $ImdsReason = $null
-try {
-    $request = [System.Net.HttpWebRequest]::Create($ImdsUrl)
-    $request.Headers.Add('Metadata', 'true')
-    $request.Proxy = $null
-    $request.Timeout = 3000
-    $request.ReadWriteTimeout = 3000
-    $response = $request.GetResponse()
+if ($NoImds) {
+    $ImdsReason = 'not asked: -NoImds was given'
+} else {
     try {
-        $reader = New-Object System.IO.StreamReader($response.GetResponseStream())
-        $buffer = New-Object char[] ($MaxImdsBytes)
-        $read = $reader.ReadBlock($buffer, 0, $buffer.Length)
-        $body = [string]::new($buffer, 0, $read)
-    } finally {
-        $response.Close()
+        $request = [System.Net.HttpWebRequest]::Create($ImdsUrl)
+        $request.Headers.Add('Metadata', 'true')
+        $request.Proxy = $null
+        $request.Timeout = 3000
+        $request.ReadWriteTimeout = 3000
+        $response = $request.GetResponse()
+        try {
+            $reader = New-Object System.IO.StreamReader($response.GetResponseStream())
+            $buffer = New-Object char[] ($MaxImdsBytes)
+            $read = $reader.ReadBlock($buffer, 0, $buffer.Length)
+            $body = [string]::new($buffer, 0, $read)
+        } finally {
+            $response.Close()
+        }
+        if ($body.TrimStart().StartsWith('{')) {
+            [System.IO.File]::WriteAllText((Join-Path $Bundle 'imds.json'), $body)
+            $ImdsAnswered = $true
+        } else {
+            $ImdsReason = "$ImdsHost answered with something other than a JSON document"
+        }
+    } catch {
+        $ImdsReason = "no instance document from $ImdsHost within 3 s ($($_.Exception.Message)); not an Azure VM, or the metadata service is blocked"
     }
-    if ($body.TrimStart().StartsWith('{')) {
-        [System.IO.File]::WriteAllText((Join-Path $Bundle 'imds.json'), $body)
-        $ImdsAnswered = $true
-    } else {
-        $ImdsReason = 'the metadata service answered something other than a JSON document'
-    }
-} catch {
-    $ImdsReason = "no instance document from 169.254.169.254 within 3 s ($($_.Exception.Message)); not an Azure VM, or the metadata service is blocked"
 }
 
 # The capture: typeperf writes the CSV advisor reads (PDH-CSV 4.0).
@@ -218,7 +250,11 @@ if ($typeperfExit -ne 0) { $Failed = $true }
 [void]$Commands.Add([ordered]@{ file = 'perfmon.csv'; command = "typeperf $($TypeperfArgs -join ' ')"; exit = $typeperfExit })
 $End = Get-UtcStamp
 
-$Imds = [ordered]@{ answered = $ImdsAnswered; command = "GET $ImdsUrl (Metadata: true, no proxy, 3 s)" }
+if ($NoImds) {
+    $Imds = [ordered]@{ answered = $false; skipped = $true; command = '(not run: -NoImds)' }
+} else {
+    $Imds = [ordered]@{ answered = $ImdsAnswered; skipped = $false; url = $ImdsUrl; command = "GET $ImdsUrl (Metadata: true, no proxy, 3 s)" }
+}
 if (-not $ImdsAnswered) { $Imds.reason = $ImdsReason }
 $Files = @(Get-ChildItem -LiteralPath $Bundle -File | ForEach-Object { $_.Name }) + @('manifest.json')
 $Manifest = [ordered]@{
@@ -251,7 +287,7 @@ if (-not $NoArchive) {
 } else {
     [Console]::Error.WriteLine("collect-windows.ps1: wrote $Bundle")
 }
-if (-not $ImdsAnswered) {
+if (-not $ImdsAnswered -and -not $NoImds) {
     [Console]::Error.WriteLine("collect-windows.ps1: note: $ImdsReason")
 }
 if ($Failed) {

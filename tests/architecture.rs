@@ -1,7 +1,8 @@
-//! The dependency direction the README's architecture section states, checked against
-//! `cargo metadata`: each workspace crate may use only the crates the README lists after
-//! it, and every crate must be listed. The README's list is the rule, so it cannot drift
-//! from the code.
+//! The repository's own rules. The dependency direction the README's architecture section
+//! states, checked against `cargo metadata`: each workspace crate may use only the crates
+//! the README lists after it, and every crate must be listed. The README's list is the
+//! rule, so it cannot drift from the code. And tests, CI and load scripts name no address
+//! but loopback (below).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -159,4 +160,262 @@ fn the_list_reader_reads_lists() {
     assert_eq!(m["c"], c);
     assert_eq!(m["q"], BTreeSet::from(["a".to_owned()]));
     assert!(!m.contains_key("z"));
+}
+
+// ---------------------------------------------------------------------------------------
+// Tests, CI and load scripts talk only to this machine. Every address they name is
+// loopback (127.0.0.0/8, [::1], localhost), an unspecified bind address (0.0.0.0, [::]),
+// a name reserved never to resolve (RFC 2606/6761: .invalid, .example, .test,
+// example.com), or a documentation link on a known documentation host, which nothing
+// fetches. A host made at run time (`http://{addr}`) is judged where its address is made.
+
+/// Hosts of documentation links cited in tests (references in reports, provenance notes).
+const DOCUMENTATION_HOSTS: &[&str] = &["learn.microsoft.com", "github.com"];
+
+/// The files the rule covers: CI's scripts, every test source and script (the end-to-end
+/// tests, each crate's tests and unit-test modules, the load and browser tests), the
+/// benchmark and fuzz tooling. Snapshots (what advisor printed) and lock files are data.
+fn test_and_ci_files() -> Vec<PathBuf> {
+    let out = Command::new("git")
+        .args(["ls-files", "--cached", "--others", "--exclude-standard", "-z"])
+        .current_dir(root())
+        .output()
+        .expect("git ls-files");
+    assert!(out.status.success(), "git ls-files: {}", String::from_utf8_lossy(&out.stderr));
+    let covered = |p: &str| {
+        let data = p.contains("/snapshots/")
+            || p.ends_with(".snap")
+            || p.ends_with("Cargo.lock")
+            || p.ends_with("package-lock.json")
+            || p.ends_with(".proptest-regressions")
+            || p.contains("node_modules/");
+        let tests = p.starts_with(".ci/")
+            || p.starts_with("tests/")
+            || p.starts_with("fuzz/")
+            || p.starts_with("crates/xtask/")
+            || (p.starts_with("crates/")
+                && (p.contains("/tests/") || p.ends_with("/tests.rs") || p.ends_with("_tests.rs")));
+        tests && !data
+    };
+    out.stdout
+        .split(|b| *b == 0)
+        .filter_map(|p| std::str::from_utf8(p).ok())
+        .filter(|p| !p.is_empty() && covered(p))
+        .map(|p| root().join(p))
+        .filter(|p| p.is_file())
+        .collect()
+}
+
+fn is_loopback_host(host: &str) -> bool {
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || host == "::1"
+        || ipv4(host).is_some_and(|o| o[0] == 127)
+}
+
+fn is_unspecified_host(host: &str) -> bool {
+    matches!(host.trim_start_matches('[').trim_end_matches(']'), "0.0.0.0" | "::")
+}
+
+fn is_reserved_name(host: &str) -> bool {
+    let h = host.to_ascii_lowercase();
+    [".invalid", ".example", ".test", ".localhost"].iter().any(|s| h.ends_with(s))
+        || ["example.com", "example.org", "example.net"].contains(&h.as_str())
+}
+
+/// Four dotted numbers of 0..=255.
+fn ipv4(s: &str) -> Option<[u8; 4]> {
+    let parts: Vec<&str> = s.split('.').collect();
+    if parts.len() != 4 {
+        return None;
+    }
+    let mut o = [0u8; 4];
+    for (i, p) in parts.iter().enumerate() {
+        if p.is_empty() || p.len() > 3 || !p.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        o[i] = p.parse().ok()?;
+    }
+    Some(o)
+}
+
+/// What is wrong with one line, if anything: each address it names that is not allowed.
+fn outside_addresses(line: &str) -> Vec<String> {
+    let mut wrong = Vec::new();
+    let b = line.as_bytes();
+    // URLs: a scheme, then `://`, then the host and port.
+    let mut from = 0;
+    while let Some(at) = line[from..].find("://").map(|i| i + from) {
+        from = at + 3;
+        let scheme_start = line[..at]
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || "+.-".contains(c)))
+            .map_or(0, |i| i + 1);
+        let scheme = line[scheme_start..at].to_ascii_lowercase();
+        let rest = &line[at + 3..];
+        let end = rest
+            .find(|c: char| c.is_whitespace() || "/?#\"'<>)`,;".contains(c))
+            .unwrap_or(rest.len());
+        // A pattern's escapes (`127\.0\.0\.1`) read as the address they match.
+        let authority = rest[..end].replace('\\', "");
+        let authority = authority.as_str();
+        let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+        let host = if host_port.starts_with('[') {
+            host_port.find(']').map_or(host_port, |i| &host_port[..=i])
+        } else {
+            host_port.split(':').next().unwrap_or(host_port)
+        };
+        let dynamic = host.is_empty() || host.contains(['{', '$', '%', '(', '*']);
+        let ok = scheme == "file"
+            || dynamic
+            || is_loopback_host(host)
+            || is_unspecified_host(host)
+            || is_reserved_name(host)
+            || (scheme == "https" && DOCUMENTATION_HOSTS.contains(&host));
+        if !ok {
+            wrong.push(format!("{scheme}://{host}"));
+        }
+    }
+    // IPv4 literals anywhere (in a URL or not), not part of a longer dotted run.
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_digit()
+            && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'.'))
+        {
+            let mut j = i;
+            while j < b.len() && (b[j].is_ascii_digit() || b[j] == b'.') {
+                j += 1;
+            }
+            let run = line[i..j].trim_end_matches('.');
+            let followed_by_letter = j < b.len() && b[j].is_ascii_alphabetic();
+            let outside = |o: &[u8; 4]| o[0] != 127 && *o != [0, 0, 0, 0];
+            if ipv4(run).filter(|_| !followed_by_letter).is_some_and(|o| outside(&o)) {
+                wrong.push(run.to_owned());
+            }
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    // Bracketed IPv6 with a port ("[::1]:8080"), outside URLs too.
+    let mut from = 0;
+    while let Some(open) = line[from..].find('[').map(|k| k + from) {
+        from = open + 1;
+        let Some(close) = line[open..].find(']').map(|k| k + open) else { break };
+        let inner = &line[open + 1..close];
+        let is_v6 = inner.matches(':').count() >= 2
+            && inner.chars().all(|c| c.is_ascii_hexdigit() || c == ':' || c == '.');
+        let port = line[close + 1..]
+            .strip_prefix(':')
+            .is_some_and(|p| p.starts_with(|c: char| c.is_ascii_digit()));
+        if is_v6 && port && !matches!(inner, "::1" | "::") {
+            wrong.push(format!("[{inner}]"));
+        }
+    }
+    // A quoted "host:port" where a connection is made or a listener bound.
+    let connecting =
+        ["connect(", "curl ", "wget ", "urlopen(", "fetch(", "goto(", "--listen", "bind("];
+    if connecting.iter().any(|c| line.contains(c)) {
+        for quoted in line.split(['"', '\'']).skip(1).step_by(2) {
+            if let Some((host, port)) = quoted.rsplit_once(':') {
+                let named = !host.is_empty()
+                    && host.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-')
+                    && host.chars().any(|c| c.is_ascii_alphabetic());
+                if named
+                    && !port.is_empty()
+                    && port.chars().all(|c| c.is_ascii_digit())
+                    && !is_loopback_host(host)
+                    && !is_reserved_name(host)
+                {
+                    wrong.push(quoted.to_owned());
+                }
+            }
+        }
+    }
+    wrong
+}
+
+#[test]
+fn tests_and_ci_name_only_loopback_addresses() {
+    let files = test_and_ci_files();
+    // The scope is real: CI's script and the collector test are in it.
+    for must in [".ci/run", ".ci/imds-standin.py", "tests/bundle.rs", "tests/load/upload_load.py"] {
+        assert!(files.iter().any(|f| f.ends_with(must)), "{must} is not scanned");
+    }
+    let mut wrong = Vec::new();
+    for f in &files {
+        let Ok(text) = std::fs::read_to_string(f) else { continue };
+        for (n, line) in text.lines().enumerate() {
+            for a in outside_addresses(line) {
+                let rel = f.strip_prefix(root()).unwrap_or(f).display().to_string();
+                wrong.push(format!("{rel}:{}: {a}", n + 1));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "tests and CI may name only loopback addresses (127.0.0.0/8, [::1], localhost) and \
+         documentation links:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn the_address_check_refuses_what_leaves_the_machine() {
+    // Built from pieces, so that this file itself names none of them.
+    let imds = concat!("169.254", ".169.254");
+    let refused = [
+        format!("curl -H 'Metadata: true' http://{imds}/metadata/instance"),
+        format!("let ip = \"{}\";", concat!("10.1", ".2.3")),
+        format!("requests.get('https://{}/v1')", concat!("management.azure", ".com")),
+        format!("TcpStream::connect(\"{}:5432\")", concat!("db.internal", ".corp")),
+        format!("--listen [{}]:8080", concat!("2001:db8", "::5")),
+        format!("http://[{}]:80/x", concat!("fe80", "::1")),
+        format!("http://{}/docs", concat!("learn.microsoft", ".com")),
+    ];
+    for line in &refused {
+        assert!(!outside_addresses(line).is_empty(), "not refused: {line}");
+    }
+    let allowed = [
+        "let url = format!(\"http://127.0.0.1:{port}/metadata/instance\");",
+        "curl -s http://localhost:8080/healthz",
+        "--listen [::1]:0 and --listen 127.0.0.2:9000",
+        "assert_eq!(it.next(), Some(\"0.0.0.0:8080\"));",
+        "// https://learn.microsoft.com/azure/virtual-machines/disks-types",
+        "repository = \"https://example.invalid/advisor\"",
+        "format!(\"http://{addr}\") and format!(\"file://{}\", p.display())",
+        "sysstat 12.6.1 on kernel 6.1.0-18-amd64, Windows 10.0.17763",
+        "let v = x[::2];",
+    ];
+    for line in allowed {
+        assert_eq!(outside_addresses(line), Vec::<String>::new(), "{line}");
+    }
+}
+
+#[test]
+fn the_collectors_send_their_metadata_request_where_they_are_told() {
+    // Azure's address is each collector's default; the request itself uses the setting
+    // (--imds-url / ADVISOR_IMDS_URL, -ImdsUrl), so tests can point it at loopback.
+    let imds = concat!("169.254", ".169.254");
+    for (file, request_marks, setting) in [
+        ("collect/collect-linux.sh", &["curl --", "wget -"][..], "$imds_url"),
+        ("collect/collect-windows.ps1", &["HttpWebRequest]::Create("][..], "($ImdsUrl)"),
+    ] {
+        // Continuation lines joined: a command is one line.
+        let text = std::fs::read_to_string(root().join(file)).unwrap().replace("\\\n", " ");
+        let requests: Vec<&str> = text
+            .lines()
+            .filter(|l| {
+                request_marks.iter().any(|m| l.contains(m)) && !l.trim_start().starts_with('#')
+            })
+            .filter(|l| !l.contains("command -v"))
+            .collect();
+        assert!(!requests.is_empty(), "{file}: no metadata request found");
+        for l in &requests {
+            assert!(!l.contains(imds) && l.contains(setting), "{file}: {l}");
+        }
+        let defaults =
+            text.lines().filter(|l| l.contains(imds) && l.contains("metadata/instance?")).count();
+        assert!(defaults >= 1, "{file}: Azure's endpoint is no longer the default");
+        assert!(text.contains("ADVISOR_IMDS_URL"), "{file}: the environment setting is gone");
+    }
 }

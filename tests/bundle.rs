@@ -1,14 +1,20 @@
 //! Collector bundles end to end (issue 13 item 5): the real binary on a bundle as a folder,
 //! a tar.gz and a zip (`fixtures/bundles/`), and the Linux collector run on this machine
-//! (not an Azure VM) with its bundle analysed. Hostile archives (zip bomb, traversal,
+//! (not an Azure VM) with its bundle analysed: its metadata request goes to a stand-in on
+//! loopback, never to Azure's address. Hostile archives (zip bomb, traversal,
 //! links) are in the bad-input corpus (`tests/invalid.rs`).
 
 #![allow(clippy::panic, clippy::expect_used, clippy::unwrap_used)] // tests fail by panicking
 
 mod common;
 
+use std::io::{Read as _, Write as _};
+use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use common::*;
 use serde_json::Value;
@@ -192,6 +198,129 @@ fn written(out: &Path) -> (PathBuf, PathBuf) {
     (dirs.remove(0), archives.remove(0))
 }
 
+/// A stand-in for Azure's instance metadata service on loopback, so that the collector's
+/// metadata path runs for real in tests without a request ever leaving the machine. Like
+/// the real service it answers the instance document only to a request with the
+/// `Metadata: true` header (the HTML 400 page otherwise), and 404 for any other path.
+struct ImdsStandIn {
+    url: String,
+    /// The head of every request received, in order.
+    requests: Arc<Mutex<Vec<String>>>,
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl ImdsStandIn {
+    const PATH: &str = "/metadata/instance";
+
+    fn start(document: Vec<u8>) -> ImdsStandIn {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let refusal =
+            std::fs::read(repo().join("fixtures/topologies/documents/invalid/imds-error.html"))
+                .unwrap();
+        let (seen, stopped) = (requests.clone(), stop.clone());
+        let thread = std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                if stopped.load(Ordering::SeqCst) {
+                    break;
+                }
+                let Ok(mut conn) = conn else { continue };
+                let _ = conn.set_read_timeout(Some(Duration::from_secs(5)));
+                let head = read_head(&mut conn);
+                let mut lines = head.lines();
+                let path = lines.next().and_then(|l| l.split(' ').nth(1)).unwrap_or("");
+                let metadata_header = lines.any(|l| {
+                    l.split_once(':').is_some_and(|(name, value)| {
+                        name.trim().eq_ignore_ascii_case("metadata") && value.trim() == "true"
+                    })
+                });
+                let (status, kind, body) = if path.split('?').next() != Some(Self::PATH) {
+                    ("404 Not Found", "text/plain", b"not found\n".to_vec())
+                } else if !metadata_header {
+                    ("400 Bad Request", "text/html", refusal.clone())
+                } else {
+                    ("200 OK", "application/json; charset=utf-8", document.clone())
+                };
+                seen.lock().unwrap().push(head);
+                let answer = format!(
+                    "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n\
+                     Connection: close\r\n\r\n",
+                    body.len()
+                );
+                let _ = conn.write_all(answer.as_bytes()).and_then(|()| conn.write_all(&body));
+            }
+        });
+        ImdsStandIn {
+            url: format!("http://127.0.0.1:{port}{}?api-version=2021-02-01", Self::PATH),
+            requests,
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    fn requests(&self) -> Vec<String> {
+        self.requests.lock().unwrap().clone()
+    }
+}
+
+impl Drop for ImdsStandIn {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        // Wakes the accept loop so that it sees the flag.
+        let addr = self.url.trim_start_matches("http://").split('/').next().unwrap().to_owned();
+        let _ = TcpStream::connect(addr);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// A request's head, up to the blank line (at most 64 KiB).
+fn read_head(conn: &mut TcpStream) -> String {
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while head.len() < 64 * 1024 && !head.ends_with(b"\r\n\r\n") {
+        match conn.read(&mut byte) {
+            Ok(1) => head.push(byte[0]),
+            _ => break,
+        }
+    }
+    String::from_utf8_lossy(&head).into_owned()
+}
+
+/// One plain GET to the stand-in, with or without the metadata header: the status line.
+fn get(url: &str, metadata: bool) -> String {
+    let rest = url.trim_start_matches("http://");
+    let (addr, path) = rest.split_at(rest.find('/').unwrap());
+    let mut conn = TcpStream::connect(addr).unwrap();
+    let header = if metadata { "Metadata: true\r\n" } else { "" };
+    write!(conn, "GET {path} HTTP/1.1\r\nHost: {addr}\r\n{header}Connection: close\r\n\r\n")
+        .unwrap();
+    let mut answer = String::new();
+    conn.read_to_string(&mut answer).unwrap();
+    answer.lines().next().unwrap_or("").to_owned()
+}
+
+/// Runs the Linux collector with `args`, `ADVISOR_IMDS_URL` as given (removed when `None`).
+fn collect(args: &[&str], out: &Path, env_url: Option<&str>) -> (Value, PathBuf, PathBuf) {
+    let mut cmd = Command::new("bash");
+    cmd.arg(repo().join("collect/collect-linux.sh")).args(args).arg("--out").arg(out);
+    match env_url {
+        Some(url) => cmd.env("ADVISOR_IMDS_URL", url),
+        None => cmd.env_remove("ADVISOR_IMDS_URL"),
+    };
+    let ran = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&ran.stderr);
+    assert_eq!(ran.status.code(), Some(0), "{args:?}: {stderr}");
+    let (folder, archive) = written(out);
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(folder.join("manifest.json")).unwrap()).unwrap();
+    (manifest, folder, archive)
+}
+
 #[test]
 fn the_linux_collector_runs_here_and_its_bundle_analyses() {
     let script = repo().join("collect/collect-linux.sh");
@@ -206,57 +335,136 @@ fn the_linux_collector_runs_here_and_its_bundle_analyses() {
         );
         return;
     }
-    let out = std::env::temp_dir().join(format!("advisor-collect-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out);
+    let base = std::env::temp_dir().join(format!("advisor-collect-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let out = base.join("1");
     std::fs::create_dir_all(&out).unwrap();
 
     // Argument checks first: bad usage is 2 and writes nothing.
-    let usage = |args: &[&str]| Command::new("bash").arg(&script).args(args).output().unwrap();
+    let usage = |args: &[&str]| {
+        Command::new("bash")
+            .arg(&script)
+            .args(args)
+            .env_remove("ADVISOR_IMDS_URL")
+            .output()
+            .unwrap()
+    };
     let help = usage(&["--help"]);
     assert_eq!(help.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&help.stdout).starts_with("Usage: collect-linux.sh"));
-    for bad in [&["--seconds", "0"][..], &["-s", "3601"], &["-s", "x"], &["--nope"]] {
+    for bad in [
+        &["--seconds", "0"][..],
+        &["-s", "3601"],
+        &["-s", "x"],
+        &["--nope"],
+        &["--imds-url"],
+        &["--imds-url", "ftp://127.0.0.1/metadata"],
+        &["--imds-url", "-K/etc/passwd"],
+        &["--imds-url", "http://"],
+    ] {
         let o = usage(bad);
         assert_eq!(o.status.code(), Some(2), "{bad:?}");
     }
-    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 0);
-
-    let ran = Command::new("bash")
+    let bad_env = Command::new("bash")
         .arg(&script)
-        .args(["--seconds", "3", "--out"])
-        .arg(&out)
+        .env("ADVISOR_IMDS_URL", "file:///etc/passwd")
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&ran.stderr);
-    assert_eq!(ran.status.code(), Some(0), "{stderr}");
-    let (folder, archive) = written(&out);
-    let manifest: Value =
-        serde_json::from_slice(&std::fs::read(folder.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(bad_env.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad_env.stderr).contains("ADVISOR_IMDS_URL must be"));
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 0);
+
+    // The metadata path, against the stand-in on loopback. It holds the DS13_v2 VM's
+    // instance document, and insists on the header as Azure does.
+    let document = std::fs::read(repo().join(WINDOWS).join("imds.json")).unwrap();
+    let imds = ImdsStandIn::start(document.clone());
+    assert_eq!(get(&imds.url, false), "HTTP/1.1 400 Bad Request");
+    assert_eq!(get(&imds.url, true), "HTTP/1.1 200 OK");
+    let probes = imds.requests().len();
+
+    // The option wins over the environment (which points at a path the stand-in refuses).
+    let wrong = imds.url.replace(ImdsStandIn::PATH, "/wrong");
+    let (manifest, folder, archive) =
+        collect(&["--seconds", "3", "--imds-url", &imds.url], &out, Some(&wrong));
     assert_eq!(manifest["collector"], "advisor-collect-linux");
     assert_eq!(manifest["seconds"], 3);
-    // Off Azure the metadata does not answer, and the bundle says so.
-    let answered = manifest["imds"]["answered"].as_bool().unwrap();
-    assert_eq!(folder.join("imds.json").is_file(), answered);
-    if !answered {
-        assert!(manifest["imds"]["reason"].as_str().unwrap().contains("169.254.169.254"));
-    }
+    assert_eq!(manifest["imds"]["answered"], true, "{manifest}");
+    assert_eq!(manifest["imds"]["skipped"], false);
+    assert_eq!(manifest["imds"]["url"], imds.url.as_str());
+    assert_eq!(std::fs::read(folder.join("imds.json")).unwrap(), document);
+    let asked = imds.requests();
+    assert_eq!(asked.len(), probes + 1, "{asked:#?}");
+    let head = asked.last().unwrap();
+    assert!(
+        head.starts_with("GET /metadata/instance?api-version=2021-02-01 HTTP/1.1\r\n"),
+        "{head}"
+    );
+    assert!(head.to_ascii_lowercase().contains("\r\nmetadata: true\r\n"), "{head}");
 
+    // The bundle alone names the VM: its size comes from the instance document.
     let archive = archive.display().to_string();
-    let report = json_report(&[&archive, "--vm", "Standard_D4s_v5"]);
+    let report = json_report(&[&archive]);
+    assert_eq!(report["vm"], "Standard_DS13_v2", "{}", report["inputs"]);
     let inputs = report["inputs"].as_array().unwrap();
     let capture = &inputs[0];
     assert!(capture["file"].as_str().unwrap().ends_with("/iostat.json"), "{capture}");
     assert_eq!(capture["format"], "iostat-json");
     // 3 one-second samples after the since-boot report.
     assert!(capture["samples"].as_u64().unwrap() >= 2, "{capture}");
+    let read = inputs
+        .iter()
+        .find(|i| i["file"].as_str().unwrap().ends_with("/imds.json"))
+        .unwrap_or_else(|| panic!("imds.json listed: {inputs:#?}"));
+    assert_eq!(read["format"], "topology");
+    assert_eq!(read["reason"], "read into the topology: IMDS instance document");
     let listed = inputs.iter().find(|i| i["format"] == "collector-manifest").unwrap();
     assert_eq!(listed["host"], manifest["host"]);
-    if !answered {
-        let warnings = listed["warnings"].to_string();
-        assert!(warnings.contains("instance metadata (IMDS): no answer"), "{warnings}");
-    }
+    let (code, shown, _) = run(&["inspect", &archive]);
+    assert_eq!(code, 0);
+    assert!(
+        shown.contains(&format!("collector: instance metadata (IMDS): answered by {}", imds.url)),
+        "{shown}"
+    );
     // The folder reads the same.
-    let from_folder = json_report(&[&folder.display().to_string(), "--vm", "Standard_D4s_v5"]);
+    let from_folder = json_report(&[&folder.display().to_string()]);
     assert_eq!(from_folder["inputs"][0]["format"], "iostat-json");
-    let _ = std::fs::remove_dir_all(&out);
+    assert_eq!(from_folder["vm"], "Standard_DS13_v2");
+
+    // --no-imds sends nothing, even with the environment set, and the manifest says so.
+    let out = base.join("2");
+    std::fs::create_dir_all(&out).unwrap();
+    let (manifest, folder, archive) =
+        collect(&["--seconds", "1", "--no-imds"], &out, Some(&imds.url));
+    assert_eq!(imds.requests().len(), probes + 1);
+    assert_eq!(manifest["imds"]["answered"], false);
+    assert_eq!(manifest["imds"]["skipped"], true);
+    assert!(manifest["imds"].get("url").is_none(), "{manifest}");
+    assert!(!folder.join("imds.json").exists());
+    let report = json_report(&[&archive.display().to_string(), "--vm", "Standard_D4s_v5"]);
+    let listed = report["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["format"] == "collector-manifest")
+        .unwrap()
+        .to_string();
+    assert!(
+        listed.contains("instance metadata (IMDS): not asked (not asked: --no-imds"),
+        "{listed}"
+    );
+
+    // The environment alone sets the endpoint; a refusal is an answer that is not a document.
+    let out = base.join("3");
+    std::fs::create_dir_all(&out).unwrap();
+    let (manifest, folder, _) = collect(&["--seconds", "1"], &out, Some(&wrong));
+    assert_eq!(imds.requests().len(), probes + 2);
+    assert!(imds.requests().last().unwrap().starts_with("GET /wrong?"));
+    assert_eq!(manifest["imds"]["answered"], false);
+    assert_eq!(manifest["imds"]["url"], wrong.as_str());
+    let reason = manifest["imds"]["reason"].as_str().unwrap();
+    let host = wrong.trim_start_matches("http://").split('/').next().unwrap();
+    assert!(reason.starts_with(&format!("{host} answered with an HTTP error")), "{reason}");
+    assert!(!folder.join("imds.json").exists());
+    drop(imds);
+    let _ = std::fs::remove_dir_all(&base);
 }

@@ -85,7 +85,16 @@ impl BundleSummary {
     fn imds_line(&self) -> Option<String> {
         let imds = self.manifest.as_ref()?.imds.as_ref()?;
         Some(if imds.answered {
-            "instance metadata (IMDS): answered".to_owned()
+            match imds.elsewhere() {
+                Some(url) => format!("instance metadata (IMDS): answered by {url}"),
+                None => "instance metadata (IMDS): answered".to_owned(),
+            }
+        } else if imds.skipped {
+            format!(
+                "instance metadata (IMDS): not asked ({}); the bundle has no VM size or disk \
+                 SKUs: pass --vm SIZE or --topology FILE",
+                imds.reason.as_deref().unwrap_or("the collector was told not to")
+            )
         } else {
             format!(
                 "instance metadata (IMDS): no answer ({}); the bundle has no VM size or disk \

@@ -434,8 +434,30 @@ pub struct Manifest {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ImdsStatus {
     pub answered: bool,
+    /// The collector was told not to ask (`--no-imds`, `-NoImds`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub skipped: bool,
+    /// Where it asked, when the collector says (`--imds-url`, `ADVISOR_IMDS_URL`; Azure's
+    /// own address by default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
     #[serde(default)]
     pub reason: Option<String>,
+}
+
+impl ImdsStatus {
+    /// Azure's instance metadata address: a document from anywhere else (a stand-in, a
+    /// proxy) is said to come from there.
+    pub const AZURE_HOST: &'static str = "169.254.169.254";
+
+    /// The URL it was asked at, when that is not Azure's own address.
+    pub fn elsewhere(&self) -> Option<&str> {
+        let url = self.url.as_deref()?;
+        let rest = url.split_once("://").map_or(url, |(_, r)| r);
+        let host = rest.split(['/', '?']).next().unwrap_or(rest);
+        let host = host.rsplit_once(':').map_or(host, |(h, _)| h);
+        (host != Self::AZURE_HOST).then_some(url)
+    }
 }
 
 /// One command the collector ran.

@@ -180,3 +180,34 @@ fn files_are_sorted_into_captures_manifest_documents_and_ignored() {
     assert!(part(b"\x00\x01\x02\x03binary").starts_with("ignored: this looks like"));
     assert!(part(br#"{"collector": "advisor-collect-linux", "host": "#).starts_with("error: f:1:"));
 }
+
+#[test]
+fn the_manifest_says_where_the_metadata_came_from_and_whether_it_was_asked() {
+    let manifest = |imds: &str| -> ImdsStatus {
+        let text = format!(r#"{{"collector": "advisor-collect-linux", "imds": {imds}}}"#);
+        Manifest::parse("manifest.json", text.as_bytes()).unwrap().unwrap().imds.unwrap()
+    };
+    // Collectors before the endpoint was configurable wrote neither field.
+    let old = manifest(r#"{"answered": false, "reason": "no answer"}"#);
+    assert!(!old.skipped);
+    assert_eq!(old.elsewhere(), None);
+    let azure = manifest(&format!(
+        r#"{{"answered": true, "skipped": false,
+            "url": "http://{}/metadata/instance?api-version=2021-02-01"}}"#,
+        ImdsStatus::AZURE_HOST
+    ));
+    assert_eq!(azure.elsewhere(), None);
+    let standin = manifest(
+        r#"{"answered": true, "skipped": false,
+            "url": "http://127.0.0.1:41234/metadata/instance?api-version=2021-02-01"}"#,
+    );
+    assert_eq!(
+        standin.elsewhere(),
+        Some("http://127.0.0.1:41234/metadata/instance?api-version=2021-02-01")
+    );
+    let skipped = manifest(r#"{"answered": false, "skipped": true, "reason": "not asked"}"#);
+    assert!(skipped.skipped);
+    // Written back, an absent field stays absent.
+    let written = serde_json::to_string(&old).unwrap();
+    assert_eq!(written, r#"{"answered":false,"reason":"no answer"}"#);
+}
