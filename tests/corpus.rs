@@ -70,3 +70,177 @@ fn every_real_capture_is_read_or_refused_clearly() {
     assert!(failures.is_empty(), "{} corpus failures:\n{}", failures.len(), failures.join("\n"));
     assert!(read >= 60, "only {read} captures read");
 }
+
+/// One capture's expectations (`tests/corpus/expectations.toml`; its header says what
+/// each field means).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Expectation {
+    file: String,
+    why: String,
+    #[serde(default)]
+    status: Option<OneOrMany>,
+    #[serde(default)]
+    cause: Option<String>,
+    #[serde(default)]
+    samples: Option<u64>,
+    #[serde(default)]
+    must: Vec<String>,
+    #[serde(default)]
+    must_any: Vec<Vec<String>>,
+    #[serde(default)]
+    must_not: Vec<String>,
+    #[serde(default)]
+    titles_must_not: Vec<(String, String)>,
+    #[serde(default)]
+    headline_must: Vec<String>,
+    #[serde(default)]
+    text_must: Vec<String>,
+    #[serde(default)]
+    text_must_not: Vec<String>,
+    #[serde(default)]
+    reasons_must_not: Vec<String>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl OneOrMany {
+    fn holds(&self, s: &str) -> bool {
+        match self {
+            Self::One(one) => one == s,
+            Self::Many(many) => many.iter().any(|m| m == s),
+        }
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct Corpus {
+    capture: Vec<Expectation>,
+}
+
+/// Scores every expectation of the labelled field corpus and prints the accuracy: what an
+/// expert concludes from each real capture (written from the data before advisor's
+/// answer was seen) against what `advisor analyze` says.
+#[test]
+fn the_field_corpus_holds() {
+    let Some(shared) = shared() else {
+        eprintln!("../shared is absent: the labelled field corpus is skipped");
+        return;
+    };
+    let path = repo().join("tests/corpus/expectations.toml");
+    let text = std::fs::read_to_string(&path).expect("read expectations");
+    let corpus: Corpus = toml::from_str(&text).expect("expectations.toml parses");
+    let mut held = 0usize;
+    let mut total = 0usize;
+    let mut misses = Vec::new();
+    for exp in &corpus.capture {
+        assert!(!exp.why.trim().is_empty(), "{}: every expectation says why", exp.file);
+        assert!(shared.join(&exp.file).is_file(), "{}: no such capture", exp.file);
+        let json_out = advisor(&shared, &["analyze", &exp.file, "--format", "json"]);
+        let md_out = advisor(&shared, &["analyze", &exp.file, "--format", "md"]);
+        let mut check = |ok: bool, what: String| {
+            total += 1;
+            if ok {
+                held += 1;
+            } else {
+                misses.push(format!("{}: {what}", exp.file));
+            }
+        };
+        let report: serde_json::Value = match json_out.status.code() {
+            Some(0) => serde_json::from_slice(&json_out.stdout).expect("the report is JSON"),
+            code => {
+                check(
+                    false,
+                    format!(
+                        "advisor analyze exited {code:?}: {}",
+                        String::from_utf8_lossy(&json_out.stderr)
+                    ),
+                );
+                continue;
+            }
+        };
+        let md = String::from_utf8_lossy(&md_out.stdout).into_owned();
+        let verdict = &report["verdict"];
+        let status = verdict["status"].as_str().unwrap_or("(no verdict)");
+        let headline = verdict["headline"].as_str().unwrap_or("");
+        let findings: Vec<&serde_json::Value> =
+            report["findings"].as_array().map(|a| a.iter().collect()).unwrap_or_default();
+        let ids: Vec<String> = findings
+            .iter()
+            .map(|f| {
+                format!(
+                    "{}@{}",
+                    f["rule"].as_str().unwrap_or(""),
+                    f["subject"].as_str().unwrap_or("")
+                )
+            })
+            .collect();
+        let has = |id: &str| ids.iter().any(|i| i == id);
+        if let Some(want) = &exp.status {
+            check(
+                want.holds(status),
+                format!("status is {status} (headline: {headline}); findings {ids:?}"),
+            );
+        }
+        if let Some(cause) = &exp.cause {
+            let got = verdict["cause"].as_str().unwrap_or("null");
+            check(got == cause, format!("verdict cause is {got}, expected {cause}"));
+        }
+        if let Some(n) = exp.samples {
+            let got = report["inputs"][0]["samples"].as_u64();
+            check(got == Some(n), format!("inputs[0].samples is {got:?}, expected {n}"));
+        }
+        for id in &exp.must {
+            check(has(id), format!("{id} missing; findings {ids:?}"));
+        }
+        for any in &exp.must_any {
+            check(any.iter().any(|id| has(id)), format!("none of {any:?}; findings {ids:?}"));
+        }
+        for id in &exp.must_not {
+            check(!has(id), format!("{id} reported"));
+        }
+        for (subject, word) in &exp.titles_must_not {
+            let bad = findings.iter().find(|f| {
+                f["subject"].as_str() == Some(subject)
+                    && f["title"]
+                        .as_str()
+                        .unwrap_or("")
+                        .to_lowercase()
+                        .contains(&word.to_lowercase())
+            });
+            check(
+                bad.is_none(),
+                format!("a finding about {subject} says {word:?}: {:?}", bad.map(|f| &f["title"])),
+            );
+        }
+        for want in &exp.headline_must {
+            check(headline.contains(want.as_str()), format!("headline lacks {want:?}: {headline}"));
+        }
+        for want in &exp.text_must {
+            check(md.contains(want.as_str()), format!("the Markdown report lacks {want:?}"));
+        }
+        for bad in &exp.text_must_not {
+            check(!md.contains(bad.as_str()), format!("the Markdown report says {bad:?}"));
+        }
+        let reasons: Vec<&str> = report["not_evaluated"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|n| n["reason"].as_str()).collect())
+            .unwrap_or_default();
+        for bad in &exp.reasons_must_not {
+            let hit = reasons.iter().find(|r| r.contains(bad.as_str()));
+            check(hit.is_none(), format!("a not-evaluated reason says {bad:?}: {hit:?}"));
+        }
+    }
+    println!("field corpus: {held}/{total} expectations hold");
+    eprintln!("field corpus: {held}/{total} expectations hold");
+    assert!(
+        misses.is_empty(),
+        "field corpus: {held}/{total} expectations hold; misses:\n{}",
+        misses.join("\n")
+    );
+}
