@@ -144,7 +144,8 @@ fn coarse_interval(c: &Capture) -> Option<String> {
 }
 
 fn input_summary(c: &Capture) -> InputSummary {
-    let range = c.time_range();
+    // A source without a clock has offsets, not times, to show.
+    let range = c.time_range().filter(|_| !c.meta.relative_time);
     InputSummary {
         file: c.file.clone(),
         format: c.format().id().to_owned(),

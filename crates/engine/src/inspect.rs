@@ -84,7 +84,8 @@ fn fmt_time(ms: i64) -> String {
 /// Describes a capture already read.
 pub(crate) fn inspect_capture(c: &Capture) -> Inspection {
     let meta = &c.meta;
-    let range = c.time_range();
+    // A source without a clock has offsets, not times, to show.
+    let range = c.time_range().filter(|_| !meta.relative_time);
     let rows = c.rows_per_target();
     let summary = c.summary();
     let targets = meta

@@ -155,6 +155,14 @@ pub struct BenchSettings {
     /// fio `rw`, or a DiskSpd description such as `random 30% write`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pattern: Option<String>,
+    /// fio's `steadystate` check: true when every job of the target reached the steady
+    /// state it waited for (its measurement is then settled, whatever its length).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steady_state: Option<bool>,
+    /// The run held itself to a rate (fio `rate`/`rate_iops`, DiskSpd `-g`): a flat
+    /// result is that limit, not a cap.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate_limited: Option<bool>,
 }
 
 /// Something a reader noticed and worked around. `count` says how many times; the
@@ -209,6 +217,16 @@ pub struct CaptureMeta {
     /// Facts worth telling the reader that are not problems (e.g. "first report is the
     /// since-boot average; kept apart from the time series").
     pub notes: Vec<String>,
+    /// The only samples are averages since boot (iostat's first report, with nothing
+    /// after it): they say what the disks did on average, not whether they were ever
+    /// throttled or slow.
+    pub since_boot_only: bool,
+    /// The source has no clock: sample times are offsets from its first sample (ms from
+    /// 0), not wall-clock times (iostat without `-t`, one second apart).
+    pub relative_time: bool,
+    /// The machine's CPU count, when the capture states it (iostat's banner `(8 CPU)`,
+    /// DiskSpd's processor topology).
+    pub cpus: Option<u32>,
 }
 
 impl CaptureMeta {
@@ -226,6 +244,9 @@ impl CaptureMeta {
             ignored: Vec::new(),
             warnings: Vec::new(),
             notes: Vec::new(),
+            since_boot_only: false,
+            relative_time: false,
+            cpus: None,
         }
     }
 

@@ -60,7 +60,13 @@ pub(crate) fn column<C: Columns>(
     benchmark: bool,
 ) -> Option<Cow<'_, Float64Chunked>> {
     if cols.capture_states(m) {
-        return cols.stated(m);
+        let stated = cols.stated(m);
+        // A benchmark job that did no IO in this direction (a read-only job beside
+        // write-only ones) did none: zeros where the other direction has a value.
+        return match twin(m) {
+            Some(t) if benchmark => zeros_where_missing(stated, cols.stated(t).as_deref()),
+            _ => stated,
+        };
     }
     if let Some(known) = cols.known(m) {
         return known;
@@ -80,6 +86,57 @@ fn twin(m: Metric) -> Option<Metric> {
         WriteMbps => Some(ReadMbps),
         _ => None,
     }
+}
+
+/// `stated` with 0 wherever it is missing and `other` (the other direction) has a value:
+/// in a benchmark summary a direction with no IO reported did none. Borrowed as it is
+/// when nothing is missing there.
+fn zeros_where_missing<'a>(
+    stated: Option<Cow<'a, Float64Chunked>>,
+    other: Option<&Float64Chunked>,
+) -> Option<Cow<'a, Float64Chunked>> {
+    let Some(other) = other else { return stated };
+    let fill = match &stated {
+        None => true,
+        Some(s) => {
+            s.null_count() > 0
+                && s.iter().zip(other.iter()).any(|(a, b)| a.is_none() && b.is_some())
+        }
+    };
+    if !fill {
+        return stated;
+    }
+    let filled: Float64Chunked = match &stated {
+        Some(s) => s.iter().zip(other.iter()).map(|(a, b)| a.or(b.map(|_| 0.0))).collect(),
+        None => other.iter().map(|b| b.map(|_| 0.0)).collect(),
+    };
+    Some(Cow::Owned(filled))
+}
+
+/// The IO-weighted latency of a row from its directions' latencies and IOPS: a direction
+/// without IO weighs nothing, so its latency may be missing (iostat's idle `r_await`, a
+/// benchmark job that only wrote). Missing when a direction with IO has no latency, or
+/// when there was no IO at all.
+fn weighted_latency(
+    rl: &Float64Chunked,
+    wl: &Float64Chunked,
+    r: &Float64Chunked,
+    w: &Float64Chunked,
+) -> Float64Chunked {
+    let f = |[rl, wl, r, w]: [f64; 4]| (rl * r + wl * w) / (r + w);
+    if [rl, wl, r, w].iter().all(|c| c.null_count() == 0) {
+        return rows([rl, wl, r, w], f);
+    }
+    let values = rl.iter().zip(wl.iter()).zip(r.iter()).zip(w.iter()).map(|(((a, b), r), w)| {
+        let v = match (a, b, r?, w?) {
+            (Some(a), Some(b), r, w) => f([a, b, r, w]),
+            (Some(a), None, r, w) if w == 0.0 && r > 0.0 => a,
+            (None, Some(b), r, w) if r == 0.0 && w > 0.0 => b,
+            _ => return None,
+        };
+        v.is_finite().then_some(v)
+    });
+    Float64Chunked::from_iter_options(PlSmallStr::EMPTY, values)
 }
 
 /// Whether `m` is one this module can derive (for some inputs).
@@ -127,9 +184,19 @@ fn derived<C: Columns>(cols: &C, m: Metric, benchmark: bool) -> Option<Float64Ch
         // benchmark with one direction's latency, that one's (the other did no IO).
         LatencyMs => match [ReadLatencyMs, WriteLatencyMs, ReadIops, WriteIops].map(has) {
             [true, true, true, true] => {
-                let (rl, wl) = (col(ReadLatencyMs)?, col(WriteLatencyMs)?);
                 let (r, w) = (col(ReadIops)?, col(WriteIops)?);
-                Some(rows([&*rl, &*wl, &*r, &*w], |[rl, wl, r, w]| (rl * r + wl * w) / (r + w)))
+                let len = r.len();
+                let none = || Float64Chunked::full_null(PlSmallStr::EMPTY, len);
+                // One direction's latency may be missing throughout this target (a job
+                // that only read; a device that only wrote in the capture).
+                let (rl, wl) = match (col(ReadLatencyMs), col(WriteLatencyMs)) {
+                    (None, None) => return None,
+                    (rl, wl) => (
+                        rl.unwrap_or_else(|| Cow::Owned(none())),
+                        wl.unwrap_or_else(|| Cow::Owned(none())),
+                    ),
+                };
+                Some(weighted_latency(&rl, &wl, &r, &w))
             }
             [true, false, ..] if benchmark => Some(rows([&*col(ReadLatencyMs)?], |[l]| l)),
             [false, true, ..] if benchmark => Some(rows([&*col(WriteLatencyMs)?], |[l]| l)),
@@ -263,6 +330,23 @@ pub(crate) fn materialize(mut df: DataFrame, benchmark: bool) -> PolarsResult<Da
         .collect();
     for c in added {
         df.with_column(c.into_column())?;
+    }
+    if benchmark {
+        // A job's direction without IO is zeros, as a part's column gives it.
+        let filled: Vec<Float64Chunked> = Metric::ALL
+            .iter()
+            .filter(|m| twin(**m).is_some() && df.stated(**m).is_some())
+            .filter_map(|m| {
+                let other = df.stated(twin(*m)?)?;
+                match zeros_where_missing(df.stated(*m), Some(&other))? {
+                    Cow::Owned(c) => Some(c.with_name(m.name().into())),
+                    Cow::Borrowed(_) => None,
+                }
+            })
+            .collect();
+        for c in filled {
+            df.with_column(c.into_column())?;
+        }
     }
     let mut order: Vec<PlSmallStr> = vec![TARGET.into(), TIME.into()];
     order.extend(

@@ -47,7 +47,8 @@ impl Part {
         let mut out = Vec::new();
         for &m in Metric::ALL {
             if self.capture_states(m) {
-                out.extend(self.stated(m).map(|c| (m, c)));
+                // Through `derive::column`: a benchmark's direction without IO is zeros.
+                out.extend(derive::column(self, m, self.benchmark).map(|c| (m, c)));
                 continue;
             }
             let c = derive::column(&memo, m, self.benchmark).map(Cow::into_owned);

@@ -167,6 +167,8 @@ impl Builder {
             warmup_s: run.span.warmup_s,
             engine: s.engine.clone(),
             pattern: pattern(s),
+            steady_state: None,
+            rate_limited: s.throughput_limit.map(|g| g > 0.0),
         });
         let bucket_ms = run.span.bucket_ms.unwrap_or(1000.0);
         target_notes(t, &name, bucket_ms, meta);

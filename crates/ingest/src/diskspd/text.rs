@@ -504,6 +504,10 @@ fn parse_results(lines: &[&str], start: usize, end: usize, meta: &mut CaptureMet
             run.test_time_s = num_prefix(v);
         } else if let Some(v) = t.strip_prefix("thread count:") {
             run.thread_count = u32_prefix(v);
+        } else if let Some(v) = t.strip_prefix("proc count:") {
+            if meta.cpus.is_none() {
+                meta.cpus = u32_prefix(v).filter(|n| *n > 0);
+            }
         } else if t.contains('|') && t.contains("CPU") && t.contains("Usage") {
             j = parse_cpu(lines, j, end, &mut run, meta);
             continue;

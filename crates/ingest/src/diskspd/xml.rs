@@ -318,6 +318,9 @@ fn read_span(meta: &mut CaptureMeta, span: &Node, number: usize, settings: SpanS
     };
     run.test_time_s = num(meta, span, "TestTimeSeconds", &path);
     run.thread_count = num(meta, span, "ThreadCount", &path).and_then(to_u32);
+    if meta.cpus.is_none() {
+        meta.cpus = num(meta, span, "ProcCount", &path).and_then(to_u32).filter(|n| *n > 0);
+    }
     if let Some(cpu) = span.child("CpuUtilization") {
         run.cpu_pct = span_cpu(meta, cpu, &format!("{path}/CpuUtilization"));
     }

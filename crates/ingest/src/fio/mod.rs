@@ -20,6 +20,7 @@ mod options;
 mod settings;
 mod stats;
 mod stream;
+mod sums;
 mod targets;
 #[cfg(test)]
 mod tests;
@@ -135,6 +136,7 @@ pub fn read_with(file: &str, text: &str, opts: ReadOptions) -> Result<RawCapture
 
     let groups = make_groups(last, opts);
     let mut out = Targets::default();
+    let mut made: Vec<sums::Made<'_>> = Vec::new();
     for g in &groups {
         let entries: Vec<&Entry> = g.idx.iter().filter_map(|&i| last.entries.get(i)).collect();
         let Some(first) = entries.first() else { continue };
@@ -158,6 +160,19 @@ pub fn read_with(file: &str, text: &str, opts: ReadOptions) -> Result<RawCapture
             continue;
         }
         add_target(&mut out, &job, &rows, &mut meta);
+        // Clones kept apart are one job's parts, not jobs beside each other.
+        if let [(None, values)] = rows.as_slice()
+            && !g.clone
+        {
+            made.push(sums::Made {
+                group: g,
+                entries: job.entries.clone(),
+                values: values.clone(),
+            });
+        }
+    }
+    if !stream {
+        sums::add(&made, &mut out.table, &mut meta);
     }
     if out.table.is_empty() {
         return Err(no_results(file, &job_errors, &fio_said));

@@ -46,6 +46,20 @@ pub(super) fn settings_for(
         .or_else(|| o.get("runtime").and_then(parse_time_s));
     s.warmup_s = o.get("ramp_time").and_then(parse_time_s);
     s.engine = o.get("ioengine").map(str::to_owned);
+    let states: Vec<bool> = entries.iter().filter_map(|e| e.steady_state).collect();
+    if !states.is_empty() {
+        s.steady_state = Some(states.len() == entries.len() && states.iter().all(|a| *a));
+    }
+    if known {
+        // `rate_iops=140,60`: a limit per direction; any non-zero one holds the run.
+        let limit = |k: &str| {
+            o.get(k).is_some_and(|v| {
+                v.split(',')
+                    .any(|p| matches!(parse_size(p.trim(), kb), Some(Size::Bytes(b)) if b > 0.0))
+            })
+        };
+        s.rate_limited = Some(["rate", "rate_iops"].iter().any(|k| limit(k)));
+    }
     if !known {
         meta.notes.push(format!(
             "{name}: this fio version prints no job options: queue depth per thread taken \

@@ -150,6 +150,11 @@ pub(crate) struct Entry {
     pub(crate) depth_avg: Option<f64>,
     pub(crate) latency_depth: Option<f64>,
     pub(crate) has_bins: bool,
+    /// The `steadystate` block (fio's `steadystate=` option): whether the job reached
+    /// the steady state it was told to wait for.
+    pub(crate) steady_state: Option<bool>,
+    /// `job_start` (fio >= 3.35): when the job started, ms since the epoch.
+    pub(crate) job_start_ms: Option<f64>,
 }
 
 /// A `disk_util` entry.
@@ -203,6 +208,8 @@ const JOB_KEYS: &[&str] = &[
     "sys_cpu",
     "iodepth_level",
     "latency_depth",
+    "steadystate",
+    "job_start",
 ];
 const DIR_KEYS: &[&str] = &[
     "io_bytes",
@@ -394,6 +401,12 @@ fn read_entry(
     };
     let depth_avg = job.get("iodepth_level").and_then(depth_from_levels);
     let latency_depth = f.num(job, "latency_depth", path, 1e9)?;
+    let steady_state = match job.get("steadystate").and_then(|ss| ss.get("attained")) {
+        Some(Node::Num(v)) if v.is_finite() => Some(*v != 0.0),
+        Some(Node::Bool(b)) => Some(*b),
+        _ => None,
+    };
+    let job_start_ms = f.num(job, "job_start", path, 1e15)?;
     Ok(Entry {
         path: path.to_owned(),
         jobname,
@@ -409,6 +422,8 @@ fn read_entry(
         depth_avg,
         latency_depth,
         has_bins,
+        steady_state,
+        job_start_ms,
     })
 }
 

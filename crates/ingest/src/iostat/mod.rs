@@ -157,6 +157,9 @@ struct Report {
     len: usize,
     /// A device header or avg-cpu block was seen (an empty `-z` report still counts).
     seen: bool,
+    /// A device line's cumulative totals (the basic layout's `kB_read`, `kB_wrtn`) hold
+    /// far more than its rate over any interval: the report is an average since boot.
+    cumulative: bool,
 }
 
 impl Report {
@@ -176,6 +179,7 @@ impl Report {
             devices: Vec::new(),
             len: self.len,
             seen: self.seen,
+            cumulative: self.cumulative,
         }
     }
 
@@ -185,6 +189,7 @@ impl Report {
         self.cpu_pct = None;
         self.len = 0;
         self.seen = false;
+        self.cumulative = false;
     }
 
     /// A new device row at the end (the next spare one, emptied, when there is one).
@@ -348,9 +353,18 @@ impl TargetCache {
     }
 }
 
-/// Builds the capture from the reports as the readers find them, run after run: the first
-/// report of a run is the average since boot and goes to `since_boot`, the others form the
-/// time series; a run of one report gives it to both.
+/// Builds the capture from the reports as the readers find them, run after run. The first
+/// report of a run is the average since boot when the file shows it: the run starts at
+/// iostat's banner line (`Linux ... (host) date`, or a JSON document's host header), or the
+/// report's cumulative totals span far more than one interval. It then goes to
+/// `since_boot` and the others form the time series; a run whose only report is since boot
+/// gives it to both, and the capture says it has nothing else ([`CaptureMeta::since_boot_only`]).
+/// Without that evidence (a pasted extract that starts at a report) the first report is a
+/// measurement like the others.
+///
+/// Reports without a timestamp (iostat without `-t`) are placed one second apart from 0:
+/// iostat's interval is a whole number of seconds, so durations read from them are lower
+/// bounds, and the capture counts its real samples.
 #[derive(Debug, Default)]
 struct Assembler {
     table: Sink,
@@ -361,6 +375,10 @@ struct Assembler {
     run_host: Option<String>,
     first: Option<Report>,
     run_reports: usize,
+    /// Whether the current run started at a banner (its first report is since boot).
+    run_banner: bool,
+    /// Whether the current run's first report was kept as the since-boot average.
+    run_since_boot: bool,
     /// The current run's last report time, for the intervals.
     last_ms: Option<i64>,
     diffs_ms: Vec<i64>,
@@ -369,13 +387,25 @@ struct Assembler {
     any_epoch: bool,
     since_boot_runs: usize,
     single_report_runs: usize,
+    /// Runs whose first report was taken as a measurement (no banner, no cumulative totals).
+    extract_runs: usize,
+    /// Per host: the next position of an untimed report on the 1 s axis.
+    untimed: Vec<(Option<String>, i64)>,
+    untimed_reports: usize,
+    /// `%util` values above 100 clamped to it: how many, and the highest.
+    util_clamped: usize,
+    util_max: f64,
 }
 
 impl Assembler {
-    fn begin_run(&mut self, host: Option<&str>) {
+    /// Starts a run; `banner`: it starts at iostat's banner (or a JSON host header), so
+    /// its first report is the average since boot.
+    fn begin_run(&mut self, host: Option<&str>, banner: bool) {
         self.run_host = host.map(str::to_owned);
         self.first = None;
         self.run_reports = 0;
+        self.run_banner = banner;
+        self.run_since_boot = false;
         self.last_ms = None;
     }
 
@@ -403,20 +433,55 @@ impl Assembler {
                 self.offsets.push(o);
             }
         }
-        let host = self.run_host.clone();
-        let host = host.as_deref();
         match self.run_reports {
+            1 if !self.run_banner && !r.cumulative => {
+                // A pasted extract: its first report is a measurement.
+                self.extract_runs += 1;
+                self.push(meta, r, false);
+            }
             1 => {
+                self.run_since_boot = true;
                 let devices = r.devices().to_vec();
                 self.first = Some(Report { devices, ..r.clone_head() });
             }
             2 => {
                 if let Some(first) = self.first.take() {
-                    push_report(meta, &mut self.targets, &mut self.since_boot, &first, host);
+                    self.push(meta, &first, true);
                 }
-                push_report(meta, &mut self.targets, &mut self.table, r, host);
+                self.push(meta, r, false);
             }
-            _ => push_report(meta, &mut self.targets, &mut self.table, r, host),
+            _ => self.push(meta, r, false),
+        }
+    }
+
+    /// Puts a report in the time series, or with `since_boot` in the since-boot summary.
+    fn push(&mut self, meta: &mut CaptureMeta, r: &Report, since_boot: bool) {
+        let host = self.run_host.clone();
+        let host = host.as_deref();
+        if since_boot {
+            push_report(meta, &mut self.targets, &mut self.since_boot, r, None, host);
+            return;
+        }
+        let time = match r.time {
+            Some(t) => Some(t.millis()),
+            None => {
+                let slot = match self.untimed.iter().position(|(h, _)| h.as_deref() == host) {
+                    Some(i) => i,
+                    None => {
+                        self.untimed.push((host.map(str::to_owned), 0));
+                        self.untimed.len() - 1
+                    }
+                };
+                let at = self.untimed[slot].1;
+                self.untimed[slot].1 += 1;
+                self.untimed_reports += 1;
+                Some(at * 1000)
+            }
+        };
+        let clamped = push_report(meta, &mut self.targets, &mut self.table, r, time, host);
+        if let Some(max) = clamped {
+            self.util_clamped += 1;
+            self.util_max = self.util_max.max(max);
         }
     }
 
@@ -429,15 +494,17 @@ impl Assembler {
         match self.run_reports {
             0 => {}
             1 => {
-                self.single_report_runs += 1;
                 if let Some(first) = self.first.take() {
-                    let h = host.as_deref();
-                    push_report(meta, &mut self.targets, &mut self.since_boot, &first, h);
-                    push_report(meta, &mut self.targets, &mut self.table, &first, h);
+                    self.single_report_runs += 1;
+                    self.run_host = host;
+                    self.push(meta, &first, true);
+                    self.push(meta, &first, false);
+                    self.run_host = None;
                 }
             }
-            _ => self.since_boot_runs += 1,
+            _ => self.since_boot_runs += usize::from(self.run_since_boot),
         }
+        self.run_since_boot = false;
         self.first = None;
         self.run_reports = 0;
         self.last_ms = None;
@@ -468,11 +535,30 @@ impl Assembler {
                     .to_owned(),
             );
         }
+        if self.extract_runs > 0 {
+            meta.notes.push(
+                "no banner line (`Linux ... (host) date`) before the first report and no \
+                 cumulative totals in it: an extract starting at a report, so the first report \
+                 is a measurement over an interval like the others"
+                    .to_owned(),
+            );
+        }
         if self.single_report_runs > 0 {
             meta.warn(
-                "only one report: it is the average since boot, not a measurement over an \
-                 interval; it is used as the only sample (and also kept as the since-boot \
-                 summary). Capture a series with `iostat -x -t 1 60`",
+                "only one report, the average since boot: not a measurement over an interval, \
+                 so it can show what the disks did on average but not whether they were ever \
+                 throttled or slow. Capture a series with `iostat -x -t 1 60`",
+                None,
+            );
+            meta.since_boot_only = self.since_boot_runs == 0 && self.extract_runs == 0;
+        }
+        if self.util_clamped > 0 {
+            meta.warn(
+                format!(
+                    "%util above 100 in {} device line(s) (up to {:.1}%) clamped to 100%: the \
+                     kernel's busy time can overshoot the interval",
+                    self.util_clamped, self.util_max
+                ),
                 None,
             );
         }
@@ -484,11 +570,13 @@ impl Assembler {
                 meta.interval_s = Some(*m as f64 / 1000.0);
             }
         } else {
-            meta.notes.push(
-                "the reports carry no timestamps (iostat without -t): samples have no time and \
-                 the interval is unknown"
-                    .to_owned(),
-            );
+            meta.relative_time = true;
+            meta.notes.push(format!(
+                "the reports carry no timestamps (iostat without -t): the {} samples are \
+                 placed 1 s apart from 0 (iostat's shortest interval), so durations are lower \
+                 bounds; capture with `iostat -x -t 1` for times",
+                self.untimed_reports
+            ));
         }
         if self.any_epoch {
             meta.utc_offset_min = Some(0);
@@ -519,23 +607,55 @@ fn format_offset(min: i32) -> String {
     format!("{sign}{:02}{:02}", a / 60, a % 60)
 }
 
+/// Puts a report's rows in `sink` at `time`: per-direction latency and IO size only where
+/// that direction did IO (iostat prints 0.00 for an idle direction: not 0 ms), `%util`
+/// clamped to 100. Returns the highest `%util` clamped, when one was.
 fn push_report(
     meta: &mut CaptureMeta,
     targets: &mut TargetCache,
     sink: &mut Sink,
     r: &Report,
+    time: Option<i64>,
     host: Option<&str>,
-) {
-    let time = r.time.map(|t| t.millis());
+) -> Option<f64> {
     if let Some(cpu) = r.cpu_pct {
         let t = targets.cpu(meta, host);
         sink.push(t, time, &[(Metric::CpuPct, cpu)]);
     }
     let devs = r.devices();
     let indices = targets.devices(meta, devs, host);
+    let mut clamped: Option<f64> = None;
+    let mut values: Vec<(Metric, f64)> = Vec::new();
     for (d, t) in devs.iter().zip(indices) {
-        sink.push(*t, time, &d.values);
+        let get = |m: Metric| d.values.iter().find(|(x, _)| *x == m).map(|(_, v)| *v);
+        let reads = get(Metric::ReadIops);
+        let writes = get(Metric::WriteIops);
+        let total = match (reads, writes, get(Metric::Iops)) {
+            (_, _, Some(t)) => Some(t),
+            (Some(r), Some(w), None) => Some(r + w),
+            _ => None,
+        };
+        values.clear();
+        for &(m, v) in &d.values {
+            let idle = match m {
+                Metric::ReadLatencyMs | Metric::ReadIoKib => reads == Some(0.0),
+                Metric::WriteLatencyMs | Metric::WriteIoKib => writes == Some(0.0),
+                Metric::LatencyMs | Metric::IoKib => total == Some(0.0),
+                _ => false,
+            };
+            if idle {
+                continue;
+            }
+            if m == Metric::BusyPct && v > 100.0 {
+                clamped = Some(clamped.map_or(v, |c: f64| c.max(v)));
+                values.push((m, 100.0));
+                continue;
+            }
+            values.push((m, v));
+        }
+        sink.push(*t, time, &values);
     }
+    clamped
 }
 
 #[cfg(test)]

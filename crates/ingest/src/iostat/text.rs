@@ -59,13 +59,6 @@ pub(crate) fn read(file: &str, text: &str) -> Result<RawCapture, IngestError> {
         if first_location.is_none() {
             first_location = p.first_location.clone();
         }
-        if !p.banner_seen && p.max_run_reports > 1 {
-            meta.notes.push(format!(
-                "{}no banner line (`Linux ... (host) date`): the file may have been cut; its \
-                 first report is still taken as the since-boot average",
-                host.map(|h| format!("{h}: ")).unwrap_or_default()
-            ));
-        }
         runs += p.runs;
     };
     let n_streams = if pdsh {
@@ -315,6 +308,13 @@ fn banner(line: &str) -> Option<(Option<String>, String)> {
     Some((host, t.split_whitespace().collect::<Vec<_>>().join(" ")))
 }
 
+/// The CPU count a banner ends with: `(8 CPU)`.
+fn banner_cpus(line: &str) -> Option<u32> {
+    let end = line.rfind(" CPU)")?;
+    let open = line[..end].rfind('(')?;
+    line[open + 1..end].trim().parse().ok().filter(|n| *n > 0)
+}
+
 const CUT_LINE: &str =
     "dropped the last line: it has no line end and stops mid-number (capture cut short)";
 
@@ -394,6 +394,8 @@ struct StreamParser<'a> {
     /// The avg-cpu columns whose ignored names are recorded.
     cpu_cols: Vec<&'a str>,
     banner_seen: bool,
+    /// A banner was read and no report since: the next run's first report is since boot.
+    banner_pending: bool,
     first_location: Option<Location>,
     version_set: bool,
     /// Decimals of the last value of the previous row of the current table: a last line
@@ -418,6 +420,7 @@ impl<'a> StreamParser<'a> {
             header: None,
             cpu_cols: Vec::new(),
             banner_seen: false,
+            banner_pending: false,
             first_location: None,
             version_set: false,
             prev_last_decimals: None,
@@ -433,7 +436,8 @@ impl<'a> StreamParser<'a> {
         self.report_cols.clear();
         if self.report.has_content() {
             if self.run_reports == 0 {
-                asm.begin_run(self.run_host.as_deref());
+                asm.begin_run(self.run_host.as_deref(), self.banner_pending);
+                self.banner_pending = false;
             }
             asm.report(meta, &self.report);
             self.run_reports += 1;
@@ -492,6 +496,10 @@ impl<'a> StreamParser<'a> {
                 self.close_run(meta, asm);
             }
             self.banner_seen = true;
+            self.banner_pending = true;
+            if meta.cpus.is_none() {
+                meta.cpus = banner_cpus(text);
+            }
             if !self.stream_host
                 && let Some(h) = host
             {
@@ -672,6 +680,9 @@ fn row(
     if name.is_empty() {
         return;
     }
+    if !report.cumulative && cumulative_totals(h, value_toks) {
+        report.cumulative = true;
+    }
     let device = report.device_mut(name, group);
     for ((name_col, col), (c, tok)) in h.cols.iter().flatten().zip(value_toks) {
         // A column not kept only needs to be a number: digits[.digits] certainly is.
@@ -694,6 +705,33 @@ fn row(
         }
     }
     *prev_last_decimals = last_decimals;
+}
+
+/// Whether a basic-layout line's totals (`kB_read`, `kB_wrtn`, ...) hold more than ten
+/// minutes of its rates (`kB_read/s`, ...): a later report's totals are one interval's, the
+/// first report's everything since boot.
+fn cumulative_totals(h: &Header<'_>, values: &[(u64, &str)]) -> bool {
+    let names: Vec<&str> = h.cols.iter().flatten().map(|(n, _)| *n).collect();
+    let value = |name: &str| {
+        let i = names.iter().position(|n| *n == name)?;
+        values
+            .get(i)
+            .and_then(|(_, t)| columns::parse_number(t))
+            .map(|n| n.value * n.suffix_bytes.unwrap_or(1.0))
+    };
+    names.iter().filter(|n| !n.ends_with("/s")).any(|total| {
+        let Some(rate_name) = ["_read", "_wrtn"]
+            .iter()
+            .find(|suffix| total.ends_with(*suffix))
+            .map(|_| format!("{total}/s"))
+        else {
+            return false;
+        };
+        match (value(total), value(&rate_name)) {
+            (Some(t), Some(r)) => t > 0.0 && t > r * 600.0,
+            _ => false,
+        }
+    })
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ use advisor_model::{CaptureMeta, Location};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
 use super::report::{self, At, Entry, Known, Reading};
-use super::values::{KeySeed, Skip, ValSeed, scalars_call, scalars_give, seed};
+use super::values::{KeySeed, Skip, Val, ValSeed, scalars_call, scalars_give, seed};
 use crate::IngestError;
 use crate::iostat::time::{self, DateOrder};
 use crate::iostat::{Assembler, Report};
@@ -368,6 +368,15 @@ impl<'de> Visitor<'de> for Host<'_, 'de> {
                     }
                 }
                 "date" => date = map.next_value_seed(ValSeed)?.into_string(),
+                "number-of-cpus" => {
+                    if let Val::Num(n) = map.next_value_seed(ValSeed)?
+                        && n >= 1.0
+                        && n < 1e6
+                        && w.state.meta.cpus.is_none()
+                    {
+                        w.state.meta.cpus = Some(n as u32);
+                    }
+                }
                 "statistics" => {
                     statistics += 1;
                     let host = match &planned {
@@ -381,7 +390,7 @@ impl<'de> Visitor<'de> for Host<'_, 'de> {
                         map.next_value_seed(Skip)?;
                         continue;
                     };
-                    w.state.asm.begin_run(host.as_deref());
+                    w.state.asm.begin_run(host.as_deref(), true);
                     let at = At { host: index, stat: 0 };
                     match map.next_value_seed(Statistics { w: &mut *w, at })? {
                         Some(reports) => {
