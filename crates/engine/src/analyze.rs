@@ -84,6 +84,7 @@ pub(crate) fn run<R: Send>(
     }
     warnings.extend(platform.notes.iter().cloned());
     warnings.extend(captures.iter().filter_map(coarse_interval));
+    let verdict = crate::verdict::judge(&outcome.findings, captures, &stats, settings.registry);
     let findings = &outcome.findings;
     let (series, curves, targets, beside) = std::thread::scope(|s| {
         let stats = &stats;
@@ -102,6 +103,7 @@ pub(crate) fn run<R: Send>(
             name: "advisor".to_owned(),
             version: env!("CARGO_PKG_VERSION").to_owned(),
         },
+        verdict,
         inputs: captures.iter().map(input_summary).collect(),
         findings: outcome.findings,
         not_evaluated: outcome.not_evaluated,

@@ -23,6 +23,7 @@ pub mod recommend;
 mod series;
 mod session;
 mod sources;
+mod verdict;
 
 pub use advisor_model::reduce_points;
 pub use advisor_normalize::bundle::{Limits as BundleLimits, Manifest};

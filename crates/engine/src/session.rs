@@ -454,6 +454,7 @@ impl Session {
                 f.recommendation = Some(line.clone());
             }
         }
+        advisor_report::word_verdict(&mut analysis, Some(self.registry.len()));
         (analysis, timings)
     }
 
@@ -627,8 +628,13 @@ impl Session {
         self.renderer.render_recommendation(recommendation, format)
     }
 
-    /// The verdict line of an analysis ("2 critical findings in 33 rules evaluated").
+    /// The verdict line of an analysis ("2 critical findings in 33 rules evaluated"): its
+    /// verdict's headline, as the reports open with it.
     pub fn verdict(&self, analysis: &Analysis) -> String {
-        advisor_report::verdict(analysis, Some(self.registry.len()))
+        if analysis.verdict.headline.is_empty() {
+            advisor_report::verdict(analysis, Some(self.registry.len()))
+        } else {
+            analysis.verdict.headline.clone()
+        }
     }
 }

@@ -239,12 +239,98 @@ pub struct PercentileCurve {
     pub points: Vec<(f64, f64)>,
 }
 
+/// What the report concludes, in one word.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum VerdictStatus {
+    /// The inputs could not show a problem (no IOPS or latency counters, too few samples,
+    /// only a since-boot average): the headline says what to capture.
+    #[default]
+    InsufficientData,
+    /// The inputs could show a problem and none was found.
+    Healthy,
+    Info,
+    Warning,
+    Critical,
+}
+
+impl VerdictStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::InsufficientData => "insufficient-data",
+            Self::Healthy => "healthy",
+            Self::Info => "info",
+            Self::Warning => "warning",
+            Self::Critical => "critical",
+        }
+    }
+}
+
+impl From<Severity> for VerdictStatus {
+    fn from(s: Severity) -> Self {
+        match s {
+            Severity::Info => Self::Info,
+            Severity::Warning => Self::Warning,
+            Severity::Critical => Self::Critical,
+        }
+    }
+}
+
+/// Why the inputs cannot show a problem. Not in the JSON report (its headline says it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Insufficient {
+    /// No capture holds an IOPS, throughput or latency series of a disk, volume, device
+    /// or benchmark: the formats of the captures, to say what to capture with.
+    NoMeasures { formats: Vec<String> },
+    /// The only samples are iostat's averages since boot.
+    SinceBootOnly,
+    /// The time series hold fewer samples than can show a problem: the most any capture
+    /// has, and the least that can.
+    TooFewSamples { samples: u64, needed: u64, formats: Vec<String> },
+}
+
+/// The report's verdict: its first line for machines (`verdict` in the JSON report) and
+/// for people (the Markdown and HTML reports open with its headline).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ReportVerdict {
+    /// `critical`, `warning` or `info`: the most severe finding's severity; `healthy` when
+    /// the inputs could show a problem and none was found; `insufficient-data` when they
+    /// could not.
+    pub status: VerdictStatus,
+    /// One sentence a ticket can quote: the leading finding's cause and fix, "no problems
+    /// found", or what to capture.
+    pub headline: String,
+    /// The id (`RULE@SUBJECT`) of the finding the headline rests on: the head of the most
+    /// severe story, a cap or latency finding before one about how a benchmark was run.
+    pub cause: Option<String>,
+    /// Why the inputs cannot show a problem, when they cannot (the headline words it).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub insufficient: Option<Insufficient>,
+}
+
 /// Everything an analysis found. Serialized as the JSON report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Analysis {
     /// Always [`REPORT_SCHEMA`].
     pub schema: String,
     pub tool: ToolInfo,
+    /// What the report concludes: its status, headline and leading cause.
+    #[serde(default)]
+    pub verdict: ReportVerdict,
     pub inputs: Vec<InputSummary>,
     /// Most severe first.
     pub findings: Vec<Finding>,

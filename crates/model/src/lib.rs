@@ -17,8 +17,9 @@ mod rank;
 mod recommend;
 
 pub use analysis::{
-    Analysis, DiskCaps, Finding, InputSummary, MetricSummary, NotEvaluated, PercentileCurve,
-    REPORT_SCHEMA, SampledSeries, SeriesOf, Severity, TargetSummary, ToolInfo, VmCaps,
+    Analysis, DiskCaps, Finding, InputSummary, Insufficient, MetricSummary, NotEvaluated,
+    PercentileCurve, REPORT_SCHEMA, ReportVerdict, SampledSeries, SeriesOf, Severity,
+    TargetSummary, ToolInfo, VerdictStatus, VmCaps,
 };
 pub use batch::{BATCH_SCHEMA, BatchEntry, BatchIndex, BatchStatus, WorstFinding};
 pub use capture::{

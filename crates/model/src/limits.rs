@@ -111,7 +111,27 @@ impl DiskKind {
     pub fn is_provisioned(self) -> bool {
         matches!(self, Self::PremiumSsdV2 | Self::Ultra)
     }
+
+    /// The time a small IO takes on this tier when it does not wait, in ms: what the
+    /// rules measure latency against. Azure's disk types page
+    /// (MicrosoftDocs/azure-compute-docs:articles/virtual-machines/disks-types.md@18c531eca4f6da59e2306519175269657b3a0e2c)
+    /// promises submillisecond latency for Ultra Disk and Premium SSD v2 (0.3-0.5 ms in
+    /// practice, ../shared/docs/domain.md), single-digit milliseconds for Premium SSD
+    /// (about 2 ms for small IO) and Standard SSD, and writes under 10 ms (reads under
+    /// 20 ms) for Standard HDD.
+    pub fn latency_norm_ms(self) -> f64 {
+        match self {
+            Self::Ultra | Self::PremiumSsdV2 => 0.5,
+            Self::PremiumSsd => 2.0,
+            Self::StandardSsd => 5.0,
+            Self::StandardHdd => 10.0,
+        }
+    }
 }
+
+/// A local temp disk's service time for a small IO, in ms: an SSD in the host (a local
+/// NVMe device answers in about 0.1 ms; the rules read that from the data).
+pub const TEMP_DISK_LATENCY_NORM_MS: f64 = 0.5;
 
 impl fmt::Display for DiskKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -76,11 +76,22 @@ fn duration(v: &Value, _: &Args) -> tera::Result<Value> {
 
 /// Escapes text for Markdown (GitHub and Azure DevOps): characters that would start
 /// emphasis, code, links, HTML or a table cell are backslash-escaped, and line breaks
-/// become spaces, so the text stays one paragraph or one cell and never becomes HTML.
+/// become spaces, so the text stays one paragraph or one cell and never becomes HTML. A
+/// backslash is doubled only where it would escape what follows (before ASCII punctuation,
+/// or at the end): `C:\testfile.foo` reads as written, in the source as on the page.
 pub(crate) fn md_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 8);
     let mut last_space = false;
-    for c in s.chars() {
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.peek() {
+                Some(n) if !n.is_ascii_punctuation() && !matches!(n, '\r' | '\n') => out.push('\\'),
+                _ => out.push_str("\\\\"),
+            }
+            last_space = false;
+            continue;
+        }
         match c {
             '\r' | '\n' | '\t' => {
                 if !last_space {
@@ -172,7 +183,8 @@ mod tests {
             md_escape("<PowerScheme Name=\"<unknown>\">"),
             "\\<PowerScheme Name=\"\\<unknown>\">"
         );
-        assert_eq!(md_escape("E:\\io.dat"), "E:\\\\io.dat");
+        assert_eq!(md_escape("E:\\io.dat"), "E:\\io.dat");
+        assert_eq!(md_escape("a\\*b and c:\\"), "a\\\\\\*b and c:\\\\");
         assert_eq!(md_escape("Standard_DS13_v2"), "Standard_DS13_v2");
         assert_eq!(md_escape("_x_ and *y*"), "\\_x_ and \\*y\\*");
         assert_eq!(md_escape("one\r\ntwo"), "one two");

@@ -27,7 +27,7 @@ pub use compare::{compare_json_schema, comparison_json, word_comparison};
 pub use recommend::{headline as recommendation_headline, recommend_schema};
 pub use series::{CapLine, ChartSeries, chart_data, chart_series};
 pub use templates::embedded_names;
-pub use view::verdict;
+pub use view::{verdict, word_verdict};
 
 /// A report format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,7 +6,10 @@
 
 use std::collections::BTreeMap;
 
-use advisor_model::{Analysis, Finding, MetricSummary, NotEvaluated, PercentileCurve, Severity};
+use advisor_model::{
+    Analysis, Finding, Insufficient, MetricSummary, NotEvaluated, PercentileCurve, Severity,
+    VerdictStatus,
+};
 use serde::Serialize;
 
 use crate::charts;
@@ -47,7 +50,8 @@ fn rank(metric: &str) -> usize {
 #[derive(Debug, Serialize)]
 pub(crate) struct View<'a> {
     verdict: String,
-    /// `critical`, `warning`, `info`, or `ok`.
+    /// `critical`, `warning`, `info`, `ok`, or `insufficient` (the inputs could not show
+    /// a problem).
     status: &'static str,
     counts: Counts,
     tool: &'a advisor_model::ToolInfo,
@@ -207,8 +211,17 @@ struct InputView<'a> {
 }
 
 /// `Critical: the VM's cached throughput cap is the bottleneck (2 critical, 1 warning)`,
-/// or `No problems found in 24 rules evaluated; 9 could not be evaluated (see below)`.
+/// `No problems found in 24 rules evaluated; 9 could not be evaluated (see below)`, or,
+/// when the inputs could not show a problem, `Not enough data to judge: ...` with what to
+/// capture. The finding it leads with is the verdict's `cause` when the analysis names one
+/// (the engine ranks a cap or latency finding before one about how a benchmark ran), else
+/// the head of the most severe story.
 pub fn verdict(analysis: &Analysis, rules_in_force: Option<usize>) -> String {
+    if analysis.verdict.status == VerdictStatus::InsufficientData
+        && let Some(why) = &analysis.verdict.insufficient
+    {
+        return insufficient(why);
+    }
     let count = |s: Severity| analysis.findings.iter().filter(|f| f.severity == s).count();
     let counts: Vec<String> = [Severity::Critical, Severity::Warning, Severity::Info]
         .into_iter()
@@ -222,7 +235,11 @@ pub fn verdict(analysis: &Analysis, rules_in_force: Option<usize>) -> String {
     // analysis lists the most severe first, but a hand-built one may not.
     let all = story::stories(analysis);
     let worst = all.iter().map(|(f, e)| story::severity(f, e)).max();
-    let head = worst.and_then(|w| all.iter().find(|(f, e)| story::severity(f, e) == w));
+    let named = analysis.verdict.cause.as_deref().and_then(|id| {
+        all.iter().find(|(f, _)| f.id == id || format!("{}@{}", f.rule, f.subject) == id)
+    });
+    let head =
+        named.or_else(|| worst.and_then(|w| all.iter().find(|(f, e)| story::severity(f, e) == w)));
     if let Some((f, _)) = head {
         let severity = match story::severity(f, &[]).max(worst.unwrap_or(f.severity)) {
             Severity::Critical => "Critical",
@@ -265,6 +282,53 @@ pub fn verdict(analysis: &Analysis, rules_in_force: Option<usize>) -> String {
             format!("No problems found; {skipped} {rules} could not be evaluated (see below)")
         }
         None => format!("No problems found{not_eval}"),
+    }
+}
+
+/// Fills the analysis' verdict headline ([`verdict`]): what the JSON report, the pages, the
+/// batch index and the server all say first.
+pub fn word_verdict(analysis: &mut Analysis, rules_in_force: Option<usize>) {
+    analysis.verdict.headline = verdict(analysis, rules_in_force);
+}
+
+/// What to capture instead, per format read: the counters PerfMon needs, iostat's flags.
+fn capture_hint(formats: &[String]) -> String {
+    let perfmon = formats.iter().any(|f| f == "perfmon-csv");
+    let linux = formats
+        .iter()
+        .any(|f| f.starts_with("iostat") || f.starts_with("sar") || f.starts_with("sadf"));
+    let windows_hint = "PerfMon's PhysicalDisk(*) counters Disk Reads/sec, Disk Writes/sec, Disk Read Bytes/sec, \
+                        Disk Write Bytes/sec, Avg. Disk sec/Read, Avg. Disk sec/Write and Avg. Disk Queue Length \
+                        every second (collect/collect-windows.ps1, or typeperf -si 1)";
+    let linux_hint = "iostat -x -t 1 (collect/collect-linux.sh), for the whole slow period";
+    match (perfmon, linux) {
+        (true, true) => format!("{windows_hint}; on Linux {linux_hint}"),
+        (true, false) => windows_hint.to_owned(),
+        (false, true) => linux_hint.to_owned(),
+        (false, false) => format!("on Windows {windows_hint}; on Linux {linux_hint}"),
+    }
+}
+
+/// The headline of inputs that cannot show a problem.
+fn insufficient(why: &Insufficient) -> String {
+    match why {
+        Insufficient::NoMeasures { formats } => format!(
+            "Not enough data to judge: no IOPS, throughput or latency counter of a disk was \
+             read, so no cap, stall or slow disk could show. Capture {}",
+            capture_hint(formats)
+        ),
+        Insufficient::SinceBootOnly => "Not enough data to judge: the capture holds only \
+             iostat's first report, the average since boot, which cannot show a cap held, a \
+             stall or a slow stretch. Capture a series with iostat -x -t 1 (collect/collect-linux.sh) \
+             while the workload is slow"
+            .to_owned(),
+        Insufficient::TooFewSamples { samples, needed, formats } => format!(
+            "Not enough data to judge: {samples} sample{} of disk activity, \
+             fewer than the {needed} needed to tell a cap held or a stall from noise. Capture \
+             minutes, not seconds: {}",
+            if *samples == 1 { "" } else { "s" },
+            capture_hint(formats)
+        ),
     }
 }
 
@@ -579,8 +643,15 @@ pub(crate) fn build<'a>(
         .collect();
 
     Ok(View {
-        verdict: verdict(analysis, options.rules_in_force),
-        status: analysis.worst().map_or("ok", Severity::as_str),
+        verdict: if analysis.verdict.headline.is_empty() {
+            verdict(analysis, options.rules_in_force)
+        } else {
+            analysis.verdict.headline.clone()
+        },
+        status: match (analysis.verdict.status, &analysis.verdict.insufficient) {
+            (VerdictStatus::InsufficientData, Some(_)) => "insufficient",
+            _ => analysis.worst().map_or("ok", Severity::as_str),
+        },
         counts,
         tool: &analysis.tool,
         schema: &analysis.schema,

@@ -379,6 +379,11 @@ word_enum!(
         MbpsCap = "mbps_cap",
         BurstIops = "burst_iops",
         BurstMbps = "burst_mbps",
+        /// how the disk bursts: `credit` (P1-P20, E1-E30), `on-demand` (P30 and larger,
+        /// when enabled) or `none`.
+        BurstModel = "burst_model",
+        /// the tier's service time for a small IO that does not wait (Premium SSD 2 ms).
+        LatencyNorm = "latency_norm",
         IsStandard = "is_standard",
         InPool = "in_pool",
     }
@@ -418,6 +423,12 @@ word_enum!(
         Engine = "engine",
         /// the effective host caching of the topology disk the run targeted.
         HostCache = "host_cache",
+        /// the run's target name, as its capture target's.
+        Name = "name",
+        /// fio's `steadystate` check: every job reached the steady state it waited for.
+        SteadyState = "steady_state",
+        /// the run held itself to a rate (fio `rate`/`rate_iops`, DiskSpd `-g`).
+        RateLimited = "rate_limited",
     }
 );
 
@@ -431,8 +442,17 @@ word_enum!(
         Disks = "disks",
         /// the summed MB/s cap of those disks.
         MbpsCap = "mbps_cap",
+        /// the summed IOPS cap of those disks.
+        IopsCap = "iops_cap",
         /// a platform target's budget: `vm cached`, `vm uncached`, `disk` or `vm disks`.
         Budget = "budget",
+        /// the tier of the topology disk the target stands for (`Premium SSD`), or
+        /// `temp disk` for the local temp disk.
+        Tier = "tier",
+        /// the service time of a small IO on that disk's tier.
+        LatencyNorm = "latency_norm",
+        /// whether the target is a local disk (the VM's temp disk).
+        Local = "local",
     }
 );
 
@@ -466,7 +486,8 @@ impl Field {
                 VmField::TempDisk => Element(ElementKind::Disk),
             },
             Self::Disk(f) => match f {
-                DiskField::Name | DiskField::Sku | DiskField::Tier => Text,
+                DiskField::Name | DiskField::Sku | DiskField::Tier | DiskField::BurstModel => Text,
+                DiskField::LatencyNorm => Time,
                 DiskField::Cache | DiskField::CacheSetting => Cache,
                 DiskField::Role => Role,
                 DiskField::Size => Size,
@@ -485,21 +506,30 @@ impl Field {
                 PoolField::MbpsCap => Throughput,
             },
             Self::Bench(f) => match f {
-                BenchField::Tool | BenchField::Engine => Text,
+                BenchField::Tool | BenchField::Engine | BenchField::Name => Text,
                 BenchField::BlockSize | BenchField::FileSize => Size,
                 BenchField::QueueDepth
                 | BenchField::Threads
                 | BenchField::Outstanding
                 | BenchField::SyncEvery => Count,
                 BenchField::WriteRatio => Ratio,
-                BenchField::Random | BenchField::OsCache | BenchField::WriteThrough => Bool,
+                BenchField::Random
+                | BenchField::OsCache
+                | BenchField::WriteThrough
+                | BenchField::SteadyState
+                | BenchField::RateLimited => Bool,
                 BenchField::Duration | BenchField::Warmup => Time,
                 BenchField::HostCache => Cache,
             },
             Self::Target(f) => match f {
-                TargetField::Name | TargetField::Kind | TargetField::Budget => Text,
+                TargetField::Name | TargetField::Kind | TargetField::Budget | TargetField::Tier => {
+                    Text
+                }
                 TargetField::Disks => Count,
                 TargetField::MbpsCap => Throughput,
+                TargetField::IopsCap => Rate,
+                TargetField::LatencyNorm => Time,
+                TargetField::Local => Bool,
             },
         }
     }

@@ -140,6 +140,21 @@ impl Evaluation<'_> {
                         "burst throughput cap",
                         "give a SKU that bursts (and bursting = true for on-demand)",
                     ),
+                    DiskField::BurstModel => Ok(Value::Text(
+                        match l.burst {
+                            limits::BurstModel::Credit => "credit",
+                            limits::BurstModel::OnDemand => "on-demand",
+                            limits::BurstModel::None => "none",
+                        }
+                        .to_owned(),
+                    )),
+                    DiskField::LatencyNorm => match (d.temp, l.kind) {
+                        (true, _) => Ok(Value::Num(limits::TEMP_DISK_LATENCY_NORM_MS / 1000.0)),
+                        (false, Some(k)) => Ok(Value::Num(k.latency_norm_ms() / 1000.0)),
+                        (false, None) => missing(format!(
+                            "the disk type of {what} is unknown: give its sku in --topology"
+                        )),
+                    },
                     DiskField::IsStandard => match l.kind {
                         Some(_) => Ok(Value::Bool(l.is_standard())),
                         None => missing(format!(
@@ -213,7 +228,18 @@ impl Evaluation<'_> {
             }
             (
                 Element::Target(i),
-                Field::Target(f @ (TargetField::Disks | TargetField::MbpsCap)),
+                Field::Target(
+                    f @ (TargetField::Tier | TargetField::LatencyNorm | TargetField::Local),
+                ),
+            ) => {
+                let Some(t) = c.targets.get(i) else { return missing("internal: target") };
+                self.target_disk(t.id, f, &self.label(e))
+            }
+            (
+                Element::Target(i),
+                Field::Target(
+                    f @ (TargetField::Disks | TargetField::MbpsCap | TargetField::IopsCap),
+                ),
             ) => {
                 let Some(t) = c.targets.get(i) else { return missing("internal: target") };
                 self.target_topology(t.id, f, &self.label(e))
@@ -229,9 +255,13 @@ impl Evaluation<'_> {
                 let Some(t) = c.targets.get(i) else { return missing("internal: target") };
                 Ok(Value::Text(match f {
                     TargetField::Name => t.name.clone(),
-                    TargetField::Disks | TargetField::MbpsCap | TargetField::Budget => {
-                        String::new()
-                    }
+                    TargetField::Disks
+                    | TargetField::MbpsCap
+                    | TargetField::IopsCap
+                    | TargetField::Budget
+                    | TargetField::Tier
+                    | TargetField::LatencyNorm
+                    | TargetField::Local => String::new(),
                     TargetField::Kind => match t.kind {
                         TargetKind::Disk => "disk",
                         TargetKind::Volume => "volume",
@@ -248,6 +278,38 @@ impl Evaluation<'_> {
         }
     }
 
+    /// `target.tier`, `target.latency_norm` and `target.local`: the topology disk (or the
+    /// temp disk) a capture target stands for; a pool's volume is its first member's tier.
+    pub(super) fn target_disk(&self, id: TargetId, f: TargetField, what: &str) -> OrMissing<Value> {
+        let c = self.facts;
+        let disk = c.disks.iter().find(|d| d.targets.contains(&id)).or_else(|| {
+            let p = c.pools.iter().find(|p| p.targets.contains(&id))?;
+            p.members.first().and_then(|m| c.disks.get(*m))
+        });
+        let Some(d) = disk else {
+            return missing(format!(
+                "{what} matches no topology disk: name it in --topology as the capture does"
+            ));
+        };
+        match f {
+            TargetField::Local => Ok(Value::Bool(d.temp)),
+            TargetField::Tier if d.temp => Ok(Value::Text("temp disk".to_owned())),
+            TargetField::Tier => match &d.tier {
+                Some(t) => Ok(Value::Text(t.clone())),
+                None => missing(format!(
+                    "the tier of the disk behind {what} is unknown: give its sku in --topology"
+                )),
+            },
+            _ if d.temp => Ok(Value::Num(limits::TEMP_DISK_LATENCY_NORM_MS / 1000.0)),
+            _ => match d.limits.kind {
+                Some(k) => Ok(Value::Num(k.latency_norm_ms() / 1000.0)),
+                None => missing(format!(
+                    "the tier of the disk behind {what} is unknown: give its sku in --topology"
+                )),
+            },
+        }
+    }
+
     /// `target.disks` and `target.mbps_cap`: the topology disks a capture target stands
     /// for (a pool's members when it is the pool's volume, else the one disk it matches).
     pub(super) fn target_topology(
@@ -257,11 +319,15 @@ impl Evaluation<'_> {
         what: &str,
     ) -> OrMissing<Value> {
         let c = self.facts;
-        let (n, mbps) = if let Some(p) = c.pools.iter().find(|p| p.targets.contains(&id)) {
-            let sum = p.limits.sum_mbps.filter(|_| p.limits.unknown_members.is_empty());
-            (p.members.len(), sum)
+        let (n, mbps, iops) = if let Some(p) = c.pools.iter().find(|p| p.targets.contains(&id)) {
+            let known = p.limits.unknown_members.is_empty();
+            (
+                p.members.len(),
+                p.limits.sum_mbps.filter(|_| known),
+                p.limits.sum_iops.filter(|_| known),
+            )
         } else if let Some(d) = c.disks.iter().find(|d| !d.temp && d.targets.contains(&id)) {
-            (1, d.limits.mbps)
+            (1, d.limits.mbps, d.limits.iops)
         } else {
             return missing(format!(
                 "{what} matches no topology disk or pool: name it in --topology as the capture does"
@@ -269,6 +335,12 @@ impl Evaluation<'_> {
         };
         match f {
             TargetField::Disks => Ok(Value::Num(n as f64)),
+            TargetField::IopsCap => match iops {
+                Some(x) => Ok(Value::Num(x)),
+                None => missing(format!(
+                    "the IOPS cap behind {what} is unknown: give the disks' sku in --topology"
+                )),
+            },
             _ => match mbps {
                 Some(m) => Ok(Value::Num(m * AZURE_MB)),
                 None => missing(format!(
@@ -346,6 +418,11 @@ fn bench_field(b: &BenchInfo, f: BenchField, label: &str) -> OrMissing<Value> {
         }
         // Answered by the caller, which knows the topology's disks.
         BenchField::HostCache => missing("internal: bench.host_cache"),
+        BenchField::Name => Ok(Value::Text(b.name.clone())),
+        BenchField::SteadyState => {
+            flag(s.steady_state, "whether it reached a steady state (fio's steadystate option)")
+        }
+        BenchField::RateLimited => flag(s.rate_limited, "whether it held itself to a rate"),
     }
 }
 
