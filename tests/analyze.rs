@@ -496,3 +496,109 @@ fn a_sosreport_sar_day_gives_device_and_cpu_findings_and_its_interval_limits() {
     let warnings = report["warnings"].to_string();
     assert!(warnings.contains("one sample every 10 minutes"), "{warnings}");
 }
+
+/// The verdict cases of `fixtures/verdict/`: each folder's captures (with its topology when
+/// it has one), and the status and cause its `expect.toml` gives.
+fn verdict_cases() -> Vec<(String, Vec<String>, Option<String>, String, Option<String>)> {
+    #[derive(serde::Deserialize)]
+    struct Expect {
+        status: String,
+        cause: String,
+    }
+    let dir = repo().join("fixtures/verdict");
+    let mut out = Vec::new();
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("fixtures/verdict")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    for d in dirs {
+        let name = d.file_name().expect("name").to_string_lossy().into_owned();
+        let rel = |f: &str| format!("fixtures/verdict/{name}/{f}");
+        let mut captures: Vec<String> = std::fs::read_dir(&d)
+            .expect("case dir")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|f| f != "expect.toml" && f != "topology.toml")
+            .map(|f| rel(&f))
+            .collect();
+        captures.sort();
+        let topology = d.join("topology.toml").is_file().then(|| rel("topology.toml"));
+        let text = std::fs::read_to_string(d.join("expect.toml")).expect("expect.toml");
+        let e: Expect = toml::from_str(&text).expect("expect.toml parses");
+        let cause = (!e.cause.is_empty()).then_some(e.cause);
+        out.push((name, captures, topology, e.status, cause));
+    }
+    assert!(out.len() >= 9, "the verdict cases are there: {out:?}");
+    out
+}
+
+/// The report's first line on the field's shapes: a capped benchmark that also ran short
+/// leads with the cap; files that cannot show a problem say `insufficient-data` and what to
+/// capture (never "No problems"); the P10's burst ceiling is the disk's finding with a
+/// topology and the named 3,500 IOPS burst cap without; a stall and a slow device are not
+/// called throttling; a 121 s run and a settled one get no duration warning. The Markdown
+/// and HTML reports open with the JSON verdict's headline.
+#[test]
+fn verdicts_of_the_field_shapes() {
+    for (name, captures, topology, status, cause) in verdict_cases() {
+        let out = analyze(&captures, topology.as_deref(), &["--format", "json"]);
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", stderr(&out));
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+        let verdict = &report["verdict"];
+        let headline = verdict["headline"].as_str().unwrap_or_default().to_owned();
+        let ids: Vec<String> = report["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .map(|f| format!("{}@{}", f["rule"].as_str().unwrap(), f["subject"].as_str().unwrap()))
+            .collect();
+        assert_eq!(verdict["status"], status.as_str(), "{name}: {headline}\n{ids:?}");
+        assert_eq!(verdict["cause"].as_str(), cause.as_deref(), "{name}: {headline}\n{ids:?}");
+        assert!(!headline.is_empty(), "{name}: no headline");
+        assert!(!headline.contains("No problems") || status == "healthy", "{name}: {headline}");
+        if status == "insufficient-data" {
+            assert!(headline.starts_with("Not enough data"), "{name}: {headline}");
+            assert!(
+                headline.contains("Disk Reads/sec") || headline.contains("iostat -x -t 1"),
+                "{name}: the headline names what to capture: {headline}"
+            );
+        }
+        // Cause, not symptom: a stall or a slow device is not called throttling.
+        if let Some(subject) = cause.as_deref().and_then(|c| {
+            (c.starts_with("device-stall@") || c.starts_with("slow-device@"))
+                .then(|| c.split_once('@').map(|(_, s)| s.to_owned()))
+                .flatten()
+        }) {
+            for f in report["findings"].as_array().expect("findings") {
+                if f["subject"] == subject.as_str() {
+                    let title = f["title"].as_str().unwrap_or_default().to_lowercase();
+                    assert!(!title.contains("throttl"), "{name}: {title}");
+                }
+            }
+            assert!(!ids.iter().any(|i| i.starts_with("disk-iops-throttled@")), "{name}: {ids:?}");
+        }
+        if name.starts_with("fio-") {
+            assert!(!ids.iter().any(|i| i.starts_with("bench-too-short@")), "{name}: {ids:?}");
+        }
+        if name.starts_with("p10-burst-ceiling-without") {
+            let f = report["findings"]
+                .as_array()
+                .expect("findings")
+                .iter()
+                .find(|f| f["rule"] == "inferred-disk-cap")
+                .expect("inferred-disk-cap");
+            let evidence = f["evidence"].as_str().unwrap_or_default();
+            assert!(evidence.contains("burst cap of 3,500 IOPS"), "{name}: {evidence}");
+        }
+        // The pages open with the same sentence.
+        let md = stdout(&analyze(&captures, topology.as_deref(), &["--format", "md"]));
+        let first = md.lines().find(|l| l.starts_with("**")).unwrap_or_default();
+        let plain = first.trim_matches('*').replace('\\', "");
+        assert_eq!(plain, headline.replace('\\', ""), "{name}: the Markdown opens otherwise");
+        let html = stdout(&analyze(&captures, topology.as_deref(), &["--format", "html"]));
+        assert!(html.contains("class=\"verdict\""), "{name}: no verdict in the page");
+    }
+}

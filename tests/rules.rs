@@ -470,7 +470,11 @@ fn a_short_capture_names_the_ceiling_at_a_lower_confidence() {
     let confidence = |a: &Analysis| {
         let f = a.findings.iter().find(|f| f.rule == id && f.subject == "2 E:");
         let f = f.unwrap_or_else(|| panic!("no {id} for 2 E:\n{}", summary(a)));
-        assert!(f.evidence.contains("P1-P20 (Premium SSD) burst cap of 3,500 IOPS"), "{}", f.evidence);
+        assert!(
+            f.evidence.contains("P1-P20 (Premium SSD) burst cap of 3,500 IOPS"),
+            "{}",
+            f.evidence
+        );
         *f.metrics.get("confidence").unwrap_or_else(|| panic!("no confidence: {:?}", f.metrics))
     };
     let short = run(&rule_dir(id).join("fires-short-capture"));
