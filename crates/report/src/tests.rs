@@ -108,6 +108,7 @@ pub(crate) fn field_case() -> Analysis {
     Analysis {
         schema: REPORT_SCHEMA.into(),
         tool: ToolInfo { name: "advisor".into(), version: "0.1.0".into() },
+        verdict: Default::default(),
         inputs: vec![
             InputSummary {
                 file: "perfmon.csv".into(),
@@ -259,6 +260,7 @@ fn empty() -> Analysis {
     Analysis {
         schema: REPORT_SCHEMA.into(),
         tool: ToolInfo { name: "advisor".into(), version: "0.1.0".into() },
+        verdict: Default::default(),
         inputs: vec![],
         findings: vec![],
         not_evaluated: vec![NotEvaluated {
@@ -573,4 +575,68 @@ fn inferred_ceilings_are_drawn_as_their_own_labelled_lines() {
         html.contains("inferred ceiling of D: (read from the data)"),
         "no inferred line in the HTML"
     );
+}
+
+// Inputs that cannot show a problem get a headline that says so and what to capture, per
+// format, never "No problems"; the page's status class says it too.
+#[test]
+fn insufficient_data_says_what_to_capture() {
+    use advisor_model::{Insufficient, VerdictStatus};
+    let mut a = empty();
+    a.verdict.status = VerdictStatus::InsufficientData;
+    a.verdict.insufficient =
+        Some(Insufficient::NoMeasures { formats: vec!["perfmon-csv".to_owned()] });
+    crate::word_verdict(&mut a, Some(25));
+    assert!(a.verdict.headline.starts_with("Not enough data to judge"), "{}", a.verdict.headline);
+    assert!(a.verdict.headline.contains("Disk Reads/sec"), "{}", a.verdict.headline);
+    assert!(!a.verdict.headline.contains("iostat"), "{}", a.verdict.headline);
+    let md = render(&a, Format::Markdown);
+    assert!(md.contains("Not enough data to judge"), "{md}");
+    assert!(!md.contains("No problems"), "{md}");
+    let html = render(&a, Format::Html);
+    assert!(html.contains("status-insufficient"));
+
+    a.verdict.insufficient = Some(Insufficient::SinceBootOnly);
+    crate::word_verdict(&mut a, None);
+    assert!(a.verdict.headline.contains("since boot"), "{}", a.verdict.headline);
+    assert!(a.verdict.headline.contains("iostat -x -t 1"), "{}", a.verdict.headline);
+
+    a.verdict.insufficient = Some(Insufficient::TooFewSamples {
+        samples: 2,
+        needed: 5,
+        formats: vec!["iostat-json".to_owned()],
+    });
+    crate::word_verdict(&mut a, None);
+    assert!(a.verdict.headline.contains("2 samples"), "{}", a.verdict.headline);
+    assert!(a.verdict.headline.contains("fewer than the 5"), "{}", a.verdict.headline);
+}
+
+// The verdict's cause leads the headline even when a more severe-looking story stands
+// elsewhere in the list: the engine ranks a cap before a methodology finding.
+#[test]
+fn the_named_cause_heads_the_headline() {
+    let mut a = field_case();
+    let mut other = a.findings[0].clone();
+    other.rule = "inferred-disk-cap".into();
+    other.subject = "E:".into();
+    other.id = "inferred-disk-cap@E:".into();
+    other.title = "A target holds a ceiling while IO queues".into();
+    other.severity = Severity::Warning;
+    other.causes.clear();
+    other.explained_by.clear();
+    a.findings.push(other);
+    let line = verdict(&a, None);
+    assert!(!line.contains("a target holds a ceiling"), "without a cause, the worst story: {line}");
+    a.verdict.cause = Some("inferred-disk-cap@E:".into());
+    let line = verdict(&a, None);
+    assert!(line.contains(&lower_title("A target holds a ceiling while IO queues")), "{line}");
+}
+
+fn lower_title(t: &str) -> String {
+    let t = t.trim().trim_end_matches('.');
+    let mut c = t.chars();
+    match c.next() {
+        Some(f) => f.to_lowercase().chain(c).collect(),
+        None => String::new(),
+    }
 }
