@@ -165,14 +165,15 @@ fn html_report_is_self_contained_with_charts_and_findings() {
     assert!(html.contains(
         "Critical: the temp disk fills the VM&#39;s cached throughput budget, and the host-cached disks wait behind it; fix: move scratch IO"
     ));
-    assert!(html.contains("(1 cause, 4 effects; 1 critical, 4 warnings)"));
+    assert!(html.contains("(1 cause, 5 effects; 1 critical, 5 warnings)"));
     assert!(html.contains("Evidence:") && html.contains("Fix:"));
     // One story: the cached budget's card holds its four effects, each with its evidence.
     let story = html.split("id=\"finding-vm-cached-throughput-cap-vm\"").nth(1).expect("the cause");
     let story = story.split("<h3>").next().unwrap_or(story);
-    assert!(story.contains("Because of this (4)"), "{story}");
+    assert!(story.contains("Because of this (5)"), "{story}");
     for rule in [
         "latency-above-norm",
+        "slow-device",
         "temp-disk-pressure",
         "temp-disk-with-cached-disks",
         "write-heavy-disk-cached",

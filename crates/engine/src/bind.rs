@@ -46,6 +46,7 @@ pub(crate) fn bind_known(
         topology: topology.is_some(),
         host: host_target(captures, &targets),
         benches: bench_targets(captures),
+        cpus: capture_cpus(captures),
         targets,
         ..Facts::default()
     };
@@ -111,6 +112,14 @@ fn busy_targets(captures: &[Capture], busy_iops: f64, stats: &[Vec<TargetStats>]
         };
         p95.is_some_and(|x| x > busy_iops)
     })
+}
+
+/// The CPU count the captures state, when they state one and agree (iostat's banner, a
+/// DiskSpd run's processor count).
+fn capture_cpus(captures: &[Capture]) -> Option<u32> {
+    let mut counts = captures.iter().filter_map(|c| c.meta.cpus);
+    let first = counts.next()?;
+    counts.all(|n| n == first).then_some(first)
 }
 
 /// The first host target with CPU counters.

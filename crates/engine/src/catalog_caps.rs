@@ -36,6 +36,7 @@ pub(crate) fn catalog_caps(catalog: &Catalog) -> CatalogCaps {
             uncached_mbps: v.uncached_mbps,
             uncached_burst_iops: v.uncached_burst_iops,
             uncached_burst_mbps: v.uncached_burst_mbps,
+            vcpu: v.vcpu,
             source: v.source.clone(),
         })
         .collect();

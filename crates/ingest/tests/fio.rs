@@ -721,3 +721,49 @@ proptest! {
         let _ = fio::read("mutated.json", &full);
     }
 }
+
+fn rule_fixture(rel: &str) -> RawCapture {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/rules").join(rel);
+    read_path(&p).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+// Jobs that ran at the same time on one file (a read-only job beside a write-only one) add
+// up to a target of the file's own: rates summed, latency weighted by each direction's
+// IOPS, queue depths added; each job stays a target.
+#[test]
+fn jobs_running_together_on_one_file_are_summed() {
+    let c = rule_fixture("inferred-disk-cap/fires-fio-readers-beside-writers/fio.json");
+    let names: Vec<&str> = c.meta.targets.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["/dev/sdc (readers)", "/dev/sdc (writers)", "/dev/sdc"]);
+    let read = value(&c, "/dev/sdc (readers)", Metric::ReadIops).unwrap_or(0.0);
+    let write = value(&c, "/dev/sdc (writers)", Metric::WriteIops).unwrap_or(0.0);
+    close(value(&c, "/dev/sdc", Metric::ReadIops), read);
+    close(value(&c, "/dev/sdc", Metric::WriteIops), write);
+    assert!((read + write - 5000.0).abs() < 2.0, "{read} + {write}");
+    let depth = value(&c, "/dev/sdc", Metric::QueueDepth).unwrap_or(0.0);
+    assert!((63.0..=64.0).contains(&depth), "32 + 32 outstanding: {depth}");
+    assert!(value(&c, "/dev/sdc (readers)", Metric::WriteIops).is_none(), "the job itself");
+    assert!(c.meta.notes.iter().any(|n| n.contains("two jobs ran on it at the same time")));
+    assert!(
+        c.meta.bench.iter().all(|b| b.target != target(&c, "/dev/sdc")),
+        "no settings of its own"
+    );
+    // Stonewalled groups (no start times to show an overlap) are not summed.
+    let c = rule_fixture("inferred-disk-cap/fires-fio-same-rate-qd1-qd64/fio.json");
+    assert_eq!(c.meta.targets.len(), 2, "{:?}", c.meta.targets);
+}
+
+// fio's steadystate block: a job that reached it measured a settled rate; rate_iops holds a
+// run to its own limit.
+#[test]
+fn steady_state_and_rate_limits_are_read() {
+    let c = rule_fixture("bench-too-short/quiet-steady-state/fio.json");
+    assert_eq!(c.meta.bench[0].steady_state, Some(true));
+    assert_eq!(c.meta.bench[0].rate_limited, Some(false));
+    let c = rule_fixture("bench-too-short/fires-steady-state-missed/fio.json");
+    assert_eq!(c.meta.bench[0].steady_state, Some(false));
+    let c = fixture("fioreadwrite_two_groups.json");
+    let limited: Vec<Option<bool>> = c.meta.bench.iter().map(|b| b.rate_limited).collect();
+    assert_eq!(limited, [Some(false), Some(true)], "the writers hold themselves to 500 IOPS");
+    assert_eq!(c.meta.bench[0].steady_state, None);
+}

@@ -148,7 +148,9 @@ fn dash_d_has_no_cpu_and_no_time() {
     let c = text("iostat_dxk_1_5.txt");
     assert!(c.meta.targets.iter().all(|t| t.kind != TargetKind::Host));
     assert_eq!(c.table.len(), 4);
-    assert!(c.table.time_ms.iter().all(Option::is_none));
+    // No clock: the 4 reports after the since-boot one are placed 1 s apart from 0.
+    assert_eq!(times(&c, "vda"), vec![Some(0), Some(1000), Some(2000), Some(3000)]);
+    assert!(c.meta.relative_time);
     assert_eq!(c.meta.interval_s, None);
     assert!(c.meta.notes.iter().any(|n| n.contains("no timestamps")));
     // Second report (first of the series): r/s 24700.00 rkB/s 197692.00 wareq-sz 8.25.
@@ -359,9 +361,9 @@ fn json_iso_and_no_timestamps() {
     assert_eq!(c.meta.utc_offset_min, Some(0));
     assert_eq!(times(&c, "vda")[0], Some(ms("2026-11-21 22:53:53")));
     let c = json("iostat_x_json_1_5.json");
-    assert!(c.table.time_ms.iter().all(Option::is_none));
+    assert_eq!(times(&c, "vda"), vec![Some(0), Some(1000), Some(2000), Some(3000)]);
+    assert!(c.meta.relative_time);
     assert_eq!(c.meta.interval_s, None);
-    assert_eq!(times(&c, "vda").len(), 4);
 }
 
 #[test]
@@ -424,9 +426,11 @@ fn broken_rows_are_skipped_with_a_located_warning() {
     assert!(msg.iter().any(|m| m.starts_with("4:1: skipped a device line with fewer values")));
     assert!(msg.iter().any(|m| m == "5:17: dropped a negative value in column r/s"), "{msg:?}");
     assert!(msg.iter().any(|m| m == "5:26: dropped an absurdly large value in column w/s"));
-    // The rest of the rows are kept.
-    close(nth(&c, "sda", Metric::ReadIops, 0), 4.0);
-    close(boot(&c, "sdb", Metric::WriteIops), 2.0);
+    // The rest of the rows are kept; without a banner the first report is a measurement.
+    close(nth(&c, "sda", Metric::ReadIops, 0), 1.0);
+    close(nth(&c, "sda", Metric::ReadIops, 1), 4.0);
+    close(nth(&c, "sdb", Metric::WriteIops, 0), 2.0);
+    assert!(c.since_boot.is_none());
 }
 
 #[test]
@@ -511,10 +515,11 @@ fn epoch_and_day_first_timestamps() {
     let c = read_text("x.txt", t).unwrap();
     assert_eq!(c.meta.utc_offset_min, Some(0));
     assert_eq!(c.meta.interval_s, Some(5.0));
-    assert_eq!(times(&c, "sda")[0], Some(1_795_255_205_000));
+    // No banner: an extract, its first report a measurement.
+    assert_eq!(times(&c, "sda")[0], Some(1_795_255_200_000));
     let t = "21/11/26 10:00:00\nDevice r/s\nsda 1.00\n\n21/11/26 10:00:01\nDevice r/s\nsda 2.00\n";
     let c = read_text("x.txt", t).unwrap();
-    assert_eq!(times(&c, "sda")[0], Some(ms("2026-11-21 10:00:01")));
+    assert_eq!(times(&c, "sda")[1], Some(ms("2026-11-21 10:00:01")));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -578,10 +583,13 @@ fn corpus_values() {
     let c = read("samples/iostat-txt/sysstat-old_iostat-xmt_MB_banner_ampm-timestamps_68KB.txt");
     assert_eq!(times(&c, "sda")[0], Some(ms("2016-03-15 09:34:01")));
     assert_eq!(c.meta.interval_s, Some(1.0));
-    // No banner; svctm 1000 ignored; vdb avgrq-sz 48.00 sectors in the second report.
+    // No banner, so the first report is a measurement (an extract); svctm 1000 ignored;
+    // vdb avgrq-sz 16.00 then 48.00 sectors.
     let c =
         read("samples/iostat-txt/sysstat-old_iostat-xmt_MB_no-banner_svctm-1000_vd-devices.txt");
-    close(nth(&c, "vdb", Metric::IoKib, 0), 24.0);
+    close(nth(&c, "vdb", Metric::IoKib, 0), 8.0);
+    close(nth(&c, "vdb", Metric::IoKib, 1), 24.0);
+    assert!(c.since_boot.is_none());
     assert!(c.meta.hosts.is_empty());
     assert!(c.meta.targets.iter().any(|t| t.name == "cpu" && t.kind == TargetKind::Host));
     // --pretty and --human from sysstat's test suite (single reports).
@@ -821,4 +829,57 @@ proptest! {
             prop_assert!(near(got(Metric::ReadLatencyMs), want(6, 1.0)));
         }
     }
+}
+
+// The first report is the average since boot only when the file shows it: a banner, or a
+// basic-layout report whose totals hold far more than its rates over any interval. A
+// file whose only report is since boot says so (`since_boot_only`).
+#[test]
+fn since_boot_is_told_by_the_banner_or_the_totals() {
+    // A pasted basic-layout extract: no banner, but its totals are days of its rates.
+    let t = "Device:            tps    kB_read/s    kB_wrtn/s    kB_read    kB_wrtn\n\
+             sda            9564.27     96965.71     71463.89  906260874  667915808\n\n\
+             Device:            tps    kB_read/s    kB_wrtn/s    kB_read    kB_wrtn\n\
+             sda             120.00      1024.00       512.00       1024        512\n";
+    let c = read_text("x.txt", t).unwrap();
+    close(boot(&c, "sda", Metric::Iops), 9564.27);
+    assert_eq!(c.table.len(), 1, "only the second report is a sample");
+    close(nth(&c, "sda", Metric::Iops, 0), 120.0);
+    assert!(!c.meta.since_boot_only);
+    // The same without the cumulative first report: both are samples.
+    let t2 = t.replace("906260874  667915808", "    96965      71463");
+    let c = read_text("x.txt", &t2).unwrap();
+    assert!(c.since_boot.is_none());
+    assert_eq!(c.table.len(), 2);
+    // One report after a banner: read, said, and the only samples are since boot.
+    let one = "Linux 4.3.3 (arch) \t12/26/2015 \t_x86_64_\t(4 CPU)\n\n\
+               Device:            tps    kB_read/s    kB_wrtn/s    kB_read    kB_wrtn\n\
+               sda            9564.27     96965.71     71463.89  906260874  667915808\n";
+    let c = read_text("x.txt", one).unwrap();
+    assert!(c.meta.since_boot_only);
+    assert_eq!(c.meta.cpus, Some(4));
+    assert!(c.meta.warnings.iter().any(|w| w.message.contains("only one report")));
+}
+
+// An idle direction's await is not 0 ms: iostat prints 0.00 when nothing was read, and the
+// reader leaves that latency (and request size) out; %util above 100 is clamped and said.
+#[test]
+fn idle_directions_have_no_latency_and_util_is_clamped() {
+    let t = "Device            r/s     w/s  r_await w_await rareq-sz wareq-sz  aqu-sz  %util\n\
+             sda              0.00   17.00     0.00   11.20     0.00     4.00    0.19  101.20\n\n\
+             Device            r/s     w/s  r_await w_await rareq-sz wareq-sz  aqu-sz  %util\n\
+             sda              5.00    0.00     0.80    0.00     8.00     0.00    0.01    0.40\n";
+    let c = read_text("x.txt", t).unwrap();
+    assert_eq!(series(&c, &c.table, "sda", None, Metric::ReadLatencyMs), vec![None, Some(0.8)]);
+    assert_eq!(series(&c, &c.table, "sda", None, Metric::WriteLatencyMs), vec![Some(11.2), None]);
+    assert_eq!(series(&c, &c.table, "sda", None, Metric::ReadIoKib), vec![None, Some(8.0)]);
+    assert_eq!(series(&c, &c.table, "sda", None, Metric::BusyPct), vec![Some(100.0), Some(0.4)]);
+    assert!(
+        c.meta
+            .warnings
+            .iter()
+            .any(|w| w.message.contains("clamped to 100%") && w.message.contains("101.2")),
+        "{:?}",
+        c.meta.warnings
+    );
 }

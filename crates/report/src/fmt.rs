@@ -62,7 +62,7 @@ pub fn finding_unit_of(name: &str) -> Option<&'static str> {
         "mib" => Some("MiB"),
         "gib" => Some("GiB"),
         "depth" | "qd" | "flight" | "outstanding" => Some("IOs"),
-        "s" | "seconds" | "duration" => Some("s"),
+        "s" | "seconds" | "duration" | "warmup" => Some("s"),
         _ => None,
     })
 }

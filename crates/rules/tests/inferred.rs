@@ -65,6 +65,7 @@ fn catalog() -> CatalogCaps {
                 uncached_mbps: Some(32.0),
                 uncached_burst_iops: None,
                 uncached_burst_mbps: None,
+                vcpu: Some(1),
                 source: vec!["MicrosoftDocs/azure-docs:articles/virtual-machines/sizes-previous-gen.md".into()],
             },
             SizeCaps {
@@ -76,6 +77,7 @@ fn catalog() -> CatalogCaps {
                 uncached_mbps: Some(384.0),
                 uncached_burst_iops: Some(40000.0),
                 uncached_burst_mbps: Some(800.0),
+                vcpu: Some(16),
                 source: vec!["MicrosoftDocs/azure-compute-docs:articles/virtual-machines/sizes/memory-optimized/easv5-series.md".into()],
             },
         ],

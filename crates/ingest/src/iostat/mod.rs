@@ -459,7 +459,8 @@ impl Assembler {
         let host = self.run_host.clone();
         let host = host.as_deref();
         if since_boot {
-            push_report(meta, &mut self.targets, &mut self.since_boot, r, None, host);
+            let time = r.time.map(|t| t.millis());
+            push_report(meta, &mut self.targets, &mut self.since_boot, r, time, host);
             return;
         }
         let time = match r.time {

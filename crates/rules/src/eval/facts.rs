@@ -109,6 +109,9 @@ pub struct SizeCaps {
     pub uncached_mbps: Option<f64>,
     pub uncached_burst_iops: Option<f64>,
     pub uncached_burst_mbps: Option<f64>,
+    /// vCPUs, when the catalog gives them: a capture that states its CPU count matches only
+    /// sizes with that many.
+    pub vcpu: Option<u32>,
     pub source: Vec<String>,
 }
 
@@ -127,6 +130,9 @@ pub struct Facts {
     pub targets: Vec<TargetInfo>,
     /// The host target with CPU and memory counters, when a capture has one.
     pub host: Option<TargetId>,
+    /// The machine's CPU count, when the captures state one (and agree on it): a ceiling is
+    /// matched only against VM sizes with that many vCPUs.
+    pub cpus: Option<u32>,
     /// The catalog's caps, for ceilings read from the data; `None` without a catalog.
     pub catalog: Option<Arc<CatalogCaps>>,
 }

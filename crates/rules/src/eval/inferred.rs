@@ -216,18 +216,25 @@ pub(crate) fn disk_caps_near(
 
 /// The VM sizes one of whose limits (cached, uncached, uncached burst) of `measure` lies
 /// within `tolerance` of `ceiling`, closest first, at most [`MAX_MATCHES`], only of
-/// `family` when it is given: `Standard_DS1 (uncached 3,200 IOPS)`. `None` when nothing
-/// matches.
+/// `family` when it is given, and only with `cpus` vCPUs when the capture states its CPU
+/// count (a size whose vCPUs the catalog does not give stays): `Standard_DS1 (uncached
+/// 3,200 IOPS)`. `None` when nothing matches.
 pub(crate) fn vm_sizes_near(
     catalog: &CatalogCaps,
     measure: Measure,
     ceiling: f64,
     tolerance: f64,
     family: Option<&str>,
+    cpus: Option<u32>,
 ) -> Option<String> {
     let mut hits: Vec<(f64, &str, &'static str, f64)> = Vec::new();
     for v in &catalog.vms {
         if family.is_some_and(|f| !v.family.eq_ignore_ascii_case(f)) {
+            continue;
+        }
+        if let (Some(n), Some(have)) = (cpus, v.vcpu)
+            && n != have
+        {
             continue;
         }
         let caps = match measure {
@@ -308,8 +315,10 @@ impl Evaluation<'_> {
                 };
                 let found = match (b, rest) {
                     (Builtin::DiskCapsNear, _) => disk_caps_near(catalog, measure, x, *tol),
-                    (_, [Value::Text(f)]) => vm_sizes_near(catalog, measure, x, *tol, Some(f)),
-                    _ => vm_sizes_near(catalog, measure, x, *tol, None),
+                    (_, [Value::Text(f)]) => {
+                        vm_sizes_near(catalog, measure, x, *tol, Some(f), self.facts.cpus)
+                    }
+                    _ => vm_sizes_near(catalog, measure, x, *tol, None, self.facts.cpus),
                 };
                 Ok(Value::Text(found.unwrap_or_else(|| "none".to_owned())))
             }
@@ -523,6 +532,13 @@ mod tests {
             uncached_mbps: Some(um),
             uncached_burst_iops: None,
             uncached_burst_mbps: burst,
+            vcpu: Some(if size.contains("16") {
+                16
+            } else if size.contains("DS1") {
+                1
+            } else {
+                2
+            }),
             source: vec!["test".into()],
         };
         let vms = vec![
@@ -585,15 +601,18 @@ mod tests {
     fn vm_sizes_match_any_of_their_caps_closest_first_and_by_family() {
         let c = catalog();
         assert_eq!(
-            vm_sizes_near(&c, Measure::Mbps, 815.0, 0.05, None).as_deref(),
+            vm_sizes_near(&c, Measure::Mbps, 815.0, 0.05, None, None).as_deref(),
             Some("Standard_E16as_v5 (uncached burst 800 MB/s)")
         );
         assert_eq!(
-            vm_sizes_near(&c, Measure::Iops, 3210.0, 0.05, None).as_deref(),
+            vm_sizes_near(&c, Measure::Iops, 3210.0, 0.05, None, None).as_deref(),
             Some("Standard_DS1 (uncached 3,200 IOPS)")
         );
-        assert_eq!(vm_sizes_near(&c, Measure::Iops, 3210.0, 0.05, Some("E")), None);
-        let two = vm_sizes_near(&c, Measure::Iops, 25_000.0, 0.05, Some("E"));
+        assert_eq!(vm_sizes_near(&c, Measure::Iops, 3210.0, 0.05, Some("E"), None), None);
+        // A capture that states its CPU count keeps only sizes with that many vCPUs.
+        assert!(vm_sizes_near(&c, Measure::Iops, 3210.0, 0.05, None, Some(1)).is_some());
+        assert_eq!(vm_sizes_near(&c, Measure::Iops, 3210.0, 0.05, None, Some(8)), None);
+        let two = vm_sizes_near(&c, Measure::Iops, 25_000.0, 0.05, Some("E"), None);
         assert_eq!(two.as_deref(), Some("Standard_E16as_v5 (uncached 25,600 IOPS)"));
     }
 

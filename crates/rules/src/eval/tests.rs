@@ -697,3 +697,62 @@ fn platform_scope_budgets_and_run_functions() {
     assert!(o.not_evaluated[0].reason.starts_with("no Azure Monitor metrics in the inputs"));
     let _ = guest;
 }
+
+/// The tier's norm, the burst model, and what a target knows of its disk: known from the
+/// topology, missing with what to give when it is not; a benchmark's steady state and rate
+/// limit, missing when the output does not say.
+#[test]
+fn tier_norms_burst_models_and_benchmark_settlement() {
+    let (mut c, e) = one_disk();
+    let r =
+        rule("disk", "when disk.latency_norm > 0 ms", "{disk.latency_norm:.1} {disk.burst_model}");
+    assert_eq!(only(&evaluate_rule(&r, &c.facts, &c.series)).evidence, "2.0 none");
+    c.facts.disks[0].limits.kind = Some(advisor_model::limits::DiskKind::PremiumSsdV2);
+    c.facts.disks[0].limits.burst = advisor_model::limits::BurstModel::Credit;
+    assert_eq!(only(&evaluate_rule(&r, &c.facts, &c.series)).evidence, "0.5 credit");
+    c.facts.disks[0].limits.kind = None;
+    let o = evaluate_rule(&r, &c.facts, &c.series);
+    assert!(o.not_evaluated[0].reason.contains("give its sku"), "{o:?}");
+
+    c.facts.disks[0].limits.kind = Some(advisor_model::limits::DiskKind::StandardHdd);
+    let lonely = c.facts.add_target("sdz", TargetKind::Device);
+    let r = rule(
+        "target",
+        "when target.latency_norm > 0 ms",
+        "{target.tier} {target.latency_norm:.0} {target.local} {target.iops_cap:.0}",
+    );
+    let o = evaluate_rule(&r, &c.facts, &c.series);
+    let f = o.findings.iter().find(|f| f.subject == "2 E:").expect("2 E:");
+    assert_eq!(f.evidence, "Premium SSD 10 false 5000");
+    let n = o.not_evaluated.iter().find(|n| n.subject.as_deref() == Some("sdz")).expect("sdz");
+    assert!(n.reason.contains("matches no topology disk"), "{n:?}");
+    // The temp disk: local, its own norm.
+    c.facts.disks.push(DiskInfo {
+        limits: disk("D:", Cache::ReadWrite, Role::Temp, None, None),
+        tier: None,
+        temp: true,
+        targets: vec![lonely],
+    });
+    let r = rule("target", "when target.local", "{target.tier} {target.latency_norm:.1}");
+    let o = evaluate_rule(&r, &c.facts, &c.series);
+    assert_eq!(
+        o.findings.iter().find(|f| f.subject == "sdz").map(|f| f.evidence.as_str()),
+        Some("temp disk 0.5")
+    );
+    let _ = e;
+
+    let mut c = Inputs::default();
+    let t = c.facts.add_target("fio.dat", TargetKind::Benchmark);
+    let settings = BenchSettings {
+        tool: "fio".to_owned(),
+        steady_state: Some(true),
+        rate_limited: Some(false),
+        ..Default::default()
+    };
+    c.facts.benches.push(BenchInfo { target: t, name: "fio.dat".to_owned(), settings });
+    let r = rule("bench", "when bench.steady_state and not bench.rate_limited", "{bench.name}");
+    assert_eq!(only(&evaluate_rule(&r, &c.facts, &c.series)).evidence, "fio.dat");
+    c.facts.benches[0].settings.steady_state = None;
+    let o = evaluate_rule(&r, &c.facts, &c.series);
+    assert!(o.not_evaluated[0].reason.contains("steadystate"), "{o:?}");
+}
