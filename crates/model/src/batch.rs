@@ -36,9 +36,13 @@ pub struct BatchEntry {
     pub input: String,
     /// `analyzed` or `failed`.
     pub status: BatchStatus,
-    /// The report's verdict line, when analysed.
+    /// The report's verdict line (its verdict's headline), when analysed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<String>,
+    /// The report's verdict status (`critical`, `warning`, `info`, `healthy`,
+    /// `insufficient-data`), when analysed: a queue sorts and filters by it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict_status: Option<crate::VerdictStatus>,
     /// The VM size analysed against, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vm: Option<String>,
