@@ -67,7 +67,7 @@ impl Evaluation<'_> {
                 }
                 Value::Bools(s) => {
                     let Some(iv) = s.interval_s() else {
-                        return missing(self.no_interval(args));
+                        return missing(self.no_interval(args, s.len()));
                     };
                     let breaks = self.cache.gap_positions(&s.times, iv);
                     let longest =
@@ -104,12 +104,12 @@ impl Evaluation<'_> {
                 }
                 Value::Bools(s) => {
                     let Some(iv) = s.interval_s() else {
-                        return missing(self.no_interval(args));
+                        return missing(self.no_interval(args, s.len()));
                     };
                     let n = s.vals.iter().filter(|x| **x).count();
                     Ok(Value::Num(n as f64 * iv))
                 }
-                _ => missing(self.no_interval(args)),
+                _ => missing(self.no_interval(args, 0)),
             },
             (Builtin::Longest | Builtin::Runs | Builtin::Spans, Some(cond), _, _) => {
                 let s = match cond {
@@ -118,7 +118,9 @@ impl Evaluation<'_> {
                     Value::Bool(false) if b == Builtin::Longest => return Ok(Value::Num(0.0)),
                     _ => return missing(format!("no samples in `{}`", self.src(&args[0]))),
                 };
-                let Some(iv) = s.interval_s() else { return missing(self.no_interval(args)) };
+                let Some(iv) = s.interval_s() else {
+                    return missing(self.no_interval(args, s.len()));
+                };
                 let breaks = self.cache.gap_positions(&s.times, iv);
                 let breaks = breaks.as_deref().map(Vec::as_slice);
                 Ok(match b {
@@ -167,8 +169,16 @@ impl Evaluation<'_> {
         format!("`{what}` is true with no samples to time it by: capture the series it combines")
     }
 
-    pub(super) fn no_interval(&self, args: &[TypedExpr]) -> String {
+    /// Why a timed function has no interval to work with: a capture of one sample (an
+    /// iostat since-boot report, a single typeperf line), or a benchmark's summary row.
+    pub(super) fn no_interval(&self, args: &[TypedExpr], samples: usize) -> String {
         let what = args.first().map(|a| self.src(a)).unwrap_or_default();
+        if samples == 1 {
+            return format!(
+                "`{what}` needs samples over time, and the capture has one: capture a series \
+                 (PerfMon every second, iostat -x -t 1)"
+            );
+        }
         format!(
             "`{what}` needs samples over time with a known interval (a benchmark summary has one row)"
         )
