@@ -498,9 +498,12 @@ fn a_sosreport_sar_day_gives_device_and_cpu_findings_and_its_interval_limits() {
     assert!(warnings.contains("one sample every 10 minutes"), "{warnings}");
 }
 
+/// One verdict case: its name, captures, topology (when it has one), status and cause.
+type VerdictCase = (String, Vec<String>, Option<String>, String, Option<String>);
+
 /// The verdict cases of `fixtures/verdict/`: each folder's captures (with its topology when
 /// it has one), and the status and cause its `expect.toml` gives.
-fn verdict_cases() -> Vec<(String, Vec<String>, Option<String>, String, Option<String>)> {
+fn verdict_cases() -> Vec<VerdictCase> {
     #[derive(serde::Deserialize)]
     struct Expect {
         status: String,

@@ -370,8 +370,7 @@ impl<'de> Visitor<'de> for Host<'_, 'de> {
                 "date" => date = map.next_value_seed(ValSeed)?.into_string(),
                 "number-of-cpus" => {
                     if let Val::Num(n) = map.next_value_seed(ValSeed)?
-                        && n >= 1.0
-                        && n < 1e6
+                        && (1.0..1e6).contains(&n)
                         && w.state.meta.cpus.is_none()
                     {
                         w.state.meta.cpus = Some(n as u32);
