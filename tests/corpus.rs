@@ -5,6 +5,10 @@
 //!
 //! The corpus is read in place (it is not ours to commit). Without `../shared` this test
 //! says so and passes; the project's own fixtures (tests/inspect.rs) cover every format.
+//!
+//! The labelled field corpus (`tests/corpus/expectations.toml`) says what an expert
+//! concludes from each of those captures; `the_field_corpus_holds` runs `advisor analyze` on
+//! each, prints how many expectations hold (`-- --nocapture` shows it) and fails below all.
 
 mod common;
 

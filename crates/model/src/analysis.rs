@@ -314,7 +314,9 @@ pub struct ReportVerdict {
     /// found", or what to capture.
     pub headline: String,
     /// The id (`RULE@SUBJECT`) of the finding the headline rests on: the head of the most
-    /// severe story, a cap or latency finding before one about how a benchmark was run.
+    /// severe story, a cap or latency finding before one about how a benchmark was run;
+    /// `null` when no finding leads.
+    #[schemars(required)]
     pub cause: Option<String>,
     /// Why the inputs cannot show a problem, when they cannot (the headline words it).
     #[serde(skip)]
@@ -329,7 +331,6 @@ pub struct Analysis {
     pub schema: String,
     pub tool: ToolInfo,
     /// What the report concludes: its status, headline and leading cause.
-    #[serde(default)]
     pub verdict: ReportVerdict,
     pub inputs: Vec<InputSummary>,
     /// Most severe first.
