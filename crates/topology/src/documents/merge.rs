@@ -6,7 +6,7 @@ use crate::catalog::{Catalog, DiskSku, SkuRef};
 use crate::error::{ErrorKind, TopologyError};
 use crate::names::name_keys;
 use crate::spec::{FileSpec, PoolSpec, VmSpec};
-use crate::topology::TopologyWarning;
+use crate::topology::{TopologyWarning, find_size};
 
 use super::Facts;
 use super::azure::{AzDisk, Fact, VmFacts};
@@ -82,20 +82,25 @@ pub(crate) fn merge(all: &[Facts], catalog: &Catalog) -> Result<Merge, TopologyE
     let mut out = Out::default();
     let vm = vm_facts(all, &mut out.notes);
     let mut guest = guest_facts(all);
-    let size_row = match &vm.size {
-        Some(f) => Some(catalog.vm(&f.v).map_err(|u| {
+    // A size the catalog lacks keeps every other fact: its caps are not evaluated.
+    let found = match &vm.size {
+        Some(f) => Some(find_size(&f.v, catalog).map_err(|kind| {
             TopologyError::new(
                 f.src.file.clone(),
                 ErrorKind::Invalid {
-                    message: format!("at {}: unknown VM size \"{}\"", f.src.path, u.name),
-                    help: Some(u.help()),
+                    message: format!("at {}: {kind}", f.src.path),
+                    help: kind.help().map(str::to_owned),
                 },
             )
         })?),
         None => None,
     };
-    if let Some(f) = &vm.size {
-        out.size = Some(Val::str(&size_row.map_or(f.v.clone(), |r| r.name.clone()), from(&f.src)));
+    let size_row = found.as_ref().filter(|f| f.in_catalog).map(|f| &f.row);
+    if let (Some(f), Some(found)) = (&vm.size, &found) {
+        out.size = Some(Val::str(&found.row.name, from(&f.src)));
+        if let Some(n) = &found.note {
+            out.notes.push(n.clone());
+        }
     }
     let windows =
         guest.windows || vm.os_type.as_ref().is_some_and(|o| o.v.eq_ignore_ascii_case("windows"));

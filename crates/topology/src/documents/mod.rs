@@ -306,6 +306,10 @@ impl Topology {
         let parsed =
             spec::parse(&merged.origin, &merged.toml, SourceFormat::Toml).map_err(relabel)?;
         let mut t = crate::topology::resolve(&parsed, catalog).map_err(relabel)?;
+        // The merge already said what the resolve says again of the size.
+        t.warnings.retain(|w| {
+            !(w.code.starts_with("vm-size-") && merged.notes.iter().any(|n| n.code == w.code))
+        });
         t.warnings.splice(0..0, merged.notes);
         t.sources = merged.sources;
         Ok(t)
