@@ -307,7 +307,10 @@ async fn analyze_takes_a_vm_size_and_a_disks_table() {
         .unwrap_or_default();
     assert!(reason.starts_with("VM size Standard_DS13_v9 is not in advisor's catalog"), "{reason}");
     let warnings = report["warnings"].to_string();
-    assert!(warnings.contains("\\\"Standard_DS13_v9\\\" is not in advisor's catalog"), "{warnings}");
+    assert!(
+        warnings.contains("\\\"Standard_DS13_v9\\\" is not in advisor's catalog"),
+        "{warnings}"
+    );
 }
 
 #[tokio::test]
