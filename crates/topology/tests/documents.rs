@@ -319,6 +319,31 @@ fn a_d1_v2_imds_document_gives_a_topology_with_or_without_its_catalog_row() {
     }
 }
 
+/// `az vm show` of a size the catalog lacks keeps its disks, SKUs and caching too.
+#[test]
+fn az_vm_show_of_a_size_the_catalog_lacks_keeps_its_disks() {
+    let mut d = docs(&["tier-scsi-linux"]);
+    let known = Topology::from_documents(&d, &catalog()).unwrap_or_else(|e| panic!("{e}"));
+    for (name, text) in &mut d {
+        if name.ends_with("az-vm-show.json") {
+            let before = known.vm.as_ref().map(|v| v.size.name.clone()).unwrap_or_default();
+            assert!(text.contains(&format!("\"{before}\"")), "{before}");
+            *text = text.replace(&format!("\"{before}\""), "\"Standard_NC24ads_A100_v4\"");
+        }
+    }
+    let t = Topology::from_documents(&d, &catalog()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(t.vm.as_ref().map(|v| v.in_catalog), Some(false));
+    let view = |t: &Topology| -> Vec<(String, Option<String>, String, Option<u32>)> {
+        t.disks
+            .iter()
+            .map(|d| (d.name.clone(), d.sku.clone(), d.cache_setting.to_string(), d.lun))
+            .collect()
+    };
+    assert_eq!(view(&t), view(&known));
+    assert_eq!(t.temp_disks(), known.temp_disks());
+    assert_eq!(codes(&t).first(), Some(&("vm-size-unknown", "vm")));
+}
+
 /// `ls -lR /dev/disk/azure`: azure-vm-utils' links name the OS disk, each data disk's LUN
 /// and the local disks; on an L8s_v3 they also correct what an lsblk with names only would
 /// guess (`nvme0n1` is a local disk, not an NVMe OS disk), in either order.

@@ -228,8 +228,17 @@ pub(crate) fn windows_disks(root: &Node<'_>) -> Result<GuestFacts, TopologyError
             Some(b) => b.flag()?.unwrap_or(false),
             None => false,
         };
-        let role =
+        let mut role =
             (boot || system).then(|| fact(n.get("IsBoot").as_ref().unwrap_or(&n), GuestRole::Os));
+        // A local NVMe disk by its model, as on Linux (azure-vm-utils' identify_disks.c).
+        if role.is_none()
+            && let Some(f) = n.get_any(&["FriendlyName", "Model"])
+            && f.text()?.to_ascii_lowercase().starts_with("microsoft nvme direct disk")
+        {
+            role = Some(fact(&f, GuestRole::Local));
+            lun = None;
+            adapter = None;
+        }
         adapters.push(adapter);
         facts.disks.push(GuestDisk {
             device: fact(&num_node, format!("disk{number}")),
@@ -364,6 +373,30 @@ mod tests {
                 ("disk0".to_owned(), Some(GuestRole::Os), None),
                 ("disk1".to_owned(), Some(GuestRole::Temp), None),
                 ("disk2".to_owned(), Some(GuestRole::Data), Some(2)),
+            ]
+        );
+    }
+
+    #[test]
+    fn get_disk_tells_a_local_nvme_disk_by_its_model() {
+        let text = r#"[
+ {"Number": 0, "FriendlyName": "Virtual HD", "IsBoot": true, "Location": "Integrated : Adapter 0 : Port 0 : Target 0 : LUN 0"},
+ {"Number": 1, "FriendlyName": "Microsoft NVMe Direct Disk v2", "IsBoot": false, "Location": "PCI Slot 3 : Adapter 2 : Port 0 : Target 0 : LUN 0"},
+ {"Number": 2, "FriendlyName": "Msft Virtual Disk", "IsBoot": false, "Location": "Integrated : Adapter 1 : Port 0 : Target 0 : LUN 0"}
+]"#;
+        let v: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+        let Ok(f) = windows_disks(&Node::root("gd.json", text, &v)) else { panic!("refused") };
+        let got: Vec<(Option<GuestRole>, Option<u32>)> = f
+            .disks
+            .iter()
+            .map(|d| (d.role.as_ref().map(|r| r.v), d.lun.as_ref().map(|l| l.v)))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (Some(GuestRole::Os), None),
+                (Some(GuestRole::Local), None),
+                (Some(GuestRole::Data), Some(0))
             ]
         );
     }
