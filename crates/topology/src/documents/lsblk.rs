@@ -150,8 +150,8 @@ fn size_of(n: &Node<'_>) -> Result<Option<f64>, TopologyError> {
             "E" => 6,
             _ => return Err(bad()),
         };
-    match num.trim().parse::<f64>() {
-        Ok(x) if x.is_finite() && x >= 0.0 => Ok(Some(x * 1024f64.powi(power))),
+    match num.trim().parse::<f64>().map(|x| x * 1024f64.powi(power)) {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(Some(x)),
         _ => Err(bad()),
     }
 }
@@ -333,17 +333,19 @@ pub(crate) fn lsblk(root: &Node<'_>) -> Result<GuestFacts, TopologyError> {
         }
     }
     let descendants = |disk: &str| -> Vec<usize> {
-        let mut seen: Vec<usize> = Vec::new();
+        let mut seen = vec![false; entries.len()];
+        let mut out: Vec<usize> = Vec::new();
         let mut names: Vec<&str> = vec![disk];
         while let Some(n) = names.pop() {
             for &i in below.get(n).map_or(&[][..], Vec::as_slice) {
-                if !seen.contains(&i) {
-                    seen.push(i);
+                if !seen[i] {
+                    seen[i] = true;
+                    out.push(i);
                     names.push(entries[i].name.as_str());
                 }
             }
         }
-        seen
+        out
     };
     // The disks: top rows of type disk, once each (lsblk before 2.34 repeats rows in `-l`),
     // without memory, loop and network devices and removable media.
@@ -430,8 +432,8 @@ pub(crate) fn lsblk(root: &Node<'_>) -> Result<GuestFacts, TopologyError> {
                 v.role = Some((GuestRole::Os, at));
             } else if mounts.iter().any(|m| is_resource(m)) {
                 v.role = Some((GuestRole::Temp, At::Row));
-            } else {
-                v.lun = Some((n - 2, At::Name));
+            } else if let Some(lun) = n.checked_sub(2) {
+                v.lun = Some((lun, At::Name));
                 v.role = Some((GuestRole::Data, At::Name));
             }
         } else if mounts.iter().any(|m| is_resource(m)) {
@@ -549,6 +551,7 @@ mod tests {
         assert_eq!(n(Value::from("")), None);
         assert!(size_of(&Node::root("x", "", &Value::from("lots"))).is_err());
         assert!(size_of(&Node::root("x", "", &Value::from("12Q"))).is_err());
+        assert!(size_of(&Node::root("x", "", &Value::from("1e300E"))).is_err());
         let f = |v: Value| flag_of(&Node::root("x", "", &v)).ok();
         assert_eq!(
             [f(true.into()), f("1".into()), f(1.into()), f("0".into()), f(false.into())],
@@ -636,6 +639,19 @@ mod tests {
                 ("nvme0n1".to_owned(), Some(GuestRole::Os), None),
                 ("nvme0n2".to_owned(), Some(GuestRole::Data), Some(0)),
                 ("nvme1n1".to_owned(), Some(GuestRole::Local), None),
+            ]
+        );
+    }
+
+    /// Namespace 0 is no NVMe namespace: no LUN is made of it.
+    #[test]
+    fn an_impossible_namespace_is_no_lun() {
+        let f = read(r#"{"blockdevices": [{"name": "nvme0n0"}, {"name": "nvme0n2"}]}"#);
+        assert_eq!(
+            summary(&f),
+            [
+                ("nvme0n0".to_owned(), None, None),
+                ("nvme0n2".to_owned(), Some(GuestRole::Data), Some(0))
             ]
         );
     }
