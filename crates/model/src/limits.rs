@@ -153,6 +153,9 @@ pub struct VmLimits {
     /// Figures the topology replaced.
     pub overridden: Vec<String>,
     pub source: Vec<String>,
+    /// False for a size the catalog lacks: its figures are unknown unless the topology
+    /// gave them, and the rules that need them say so.
+    pub in_catalog: bool,
 }
 
 /// Where a disk's figures come from.

@@ -128,7 +128,7 @@ impl Limits {
 impl Topology {
     /// The figures rules read.
     pub fn limits(&self) -> Limits {
-        let vm = self.vm.as_ref().map(|v| vm_limits(&v.size, &v.overridden));
+        let vm = self.vm.as_ref().map(|v| vm_limits(&v.size, &v.overridden, v.in_catalog));
         let mut disks: Vec<DiskLimits> = self
             .disks
             .iter()
@@ -251,7 +251,7 @@ fn budget(kind: BudgetKind, disks: &[&DiskLimits]) -> Budget {
     }
 }
 
-fn vm_limits(s: &VmSize, overridden: &[String]) -> VmLimits {
+fn vm_limits(s: &VmSize, overridden: &[String], in_catalog: bool) -> VmLimits {
     VmLimits {
         size: s.name.clone(),
         series: s.series(),
@@ -269,6 +269,7 @@ fn vm_limits(s: &VmSize, overridden: &[String]) -> VmLimits {
         host_caching: s.host_caching(),
         overridden: overridden.to_vec(),
         source: s.source.clone(),
+        in_catalog,
     }
 }
 

@@ -15,6 +15,11 @@ impl Evaluation<'_> {
         let num = |x: Option<f64>, factor: f64, what: &str, key: &str| -> OrMissing<Value> {
             match x {
                 Some(x) if x.is_finite() => Ok(Value::Num(x * factor)),
+                _ if !l.in_catalog => missing(format!(
+                    "VM size {} is not in advisor's catalog, so its {what} is unknown: add the \
+                     size with --catalog FILE, or set {key} in the topology's [vm] section",
+                    l.size
+                )),
                 _ => missing(format!(
                     "{} has no published {what}: set {key} in the topology's [vm] section",
                     l.size
