@@ -16,7 +16,7 @@ use crate::suggest::did_you_mean;
 
 mod csv_cells;
 
-use csv_cells::{DISK_COLUMNS, VM_COLUMNS, apply_source, parse_size, set_f64, set_u32};
+use csv_cells::{DISK_COLUMNS, VM_COLUMNS, apply_source, parse_size, set_bool, set_f64, set_u32};
 
 #[derive(RustEmbed)]
 #[folder = "catalog/"]
@@ -40,15 +40,81 @@ pub const HOST_CACHE_MAX_GIB: f64 = 4096.0;
 /// The largest Premium SSD that uses credit-based bursting (P20); larger ones burst on demand.
 pub const CREDIT_BURST_MAX_PREMIUM_GIB: f64 = 512.0;
 
+/// Where a size stands in Microsoft's lifecycle (`status` in `vm_sizes.csv`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SizeStatus {
+    /// On a current size page.
+    #[default]
+    Current,
+    /// On Microsoft's previous-generation list (retirement may be announced, not reached).
+    Previous,
+    /// Retired: no longer runs in Azure (still met in old captures).
+    Retired,
+}
+
+impl SizeStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Current => "current",
+            Self::Previous => "previous",
+            Self::Retired => "retired",
+        }
+    }
+
+    fn parse(s: &str) -> Result<Self, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "current" => Ok(Self::Current),
+            "previous" => Ok(Self::Previous),
+            "retired" => Ok(Self::Retired),
+            _ => Err(format!("`status`: `{s}` is not current, previous or retired")),
+        }
+    }
+}
+
+/// Remote-storage figures of one controller (or of the size's only published set).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct RemoteFigures {
+    /// Premium SSD (and Standard) disks, uncached.
+    pub iops: Option<f64>,
+    pub mbps: Option<f64>,
+    pub burst_iops: Option<f64>,
+    pub burst_mbps: Option<f64>,
+    /// Premium SSD v2 and Ultra disks, where the page publishes their own figures.
+    pub v2_iops: Option<f64>,
+    pub v2_mbps: Option<f64>,
+    pub v2_burst_iops: Option<f64>,
+    pub v2_burst_mbps: Option<f64>,
+}
+
+impl RemoteFigures {
+    /// Whether any figure is published.
+    pub fn any(&self) -> bool {
+        [
+            self.iops,
+            self.mbps,
+            self.burst_iops,
+            self.burst_mbps,
+            self.v2_iops,
+            self.v2_mbps,
+            self.v2_burst_iops,
+            self.v2_burst_mbps,
+        ]
+        .iter()
+        .any(Option::is_some)
+    }
+}
+
 /// One Azure VM size and its storage limits. Throughput in MB/s as Azure publishes it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct VmSize {
-    /// Canonical name, e.g. `Standard_DS13_v2`, or `Standard_E2bs_v5:nvme` for the NVMe
-    /// controller figures of a size that publishes both.
+    /// Canonical name, e.g. `Standard_DS13_v2`, `Basic_A0`, or `Standard_E2bs_v5:nvme` for
+    /// the view of a size's NVMe-controller figures (see [`Catalog::vm`]).
     pub name: String,
+    pub status: SizeStatus,
     pub vcpu: Option<u32>,
     pub memory_gib: Option<f64>,
-    /// Local temp disk size; `Some(0)` when the size has none.
+    /// Local temp disk size (all temp disks together); `Some(0)` when the size has none.
     pub temp_gib: Option<f64>,
     pub max_data_disks: Option<u32>,
     /// Cached and temp storage limit (host cache + temp disk). `None` where Microsoft
@@ -56,13 +122,37 @@ pub struct VmSize {
     pub cached_iops: Option<f64>,
     pub cached_mbps: Option<f64>,
     pub cache_gib: Option<f64>,
-    /// Remote (uncached) disk limit.
+    /// Remote (uncached) disk limit: the SCSI figures of a size that publishes both
+    /// controllers, else the only figures published.
     pub uncached_iops: Option<f64>,
     pub uncached_mbps: Option<f64>,
     /// VM-level credit burst for uncached IO (up to 30 minutes).
     pub uncached_burst_iops: Option<f64>,
     pub uncached_burst_mbps: Option<f64>,
-    /// Where the figures come from: `repo:path` entries, and `file:line` for user rows.
+    /// Remote limits for Premium SSD v2 and Ultra disks, where the page publishes them.
+    pub uncached_v2_iops: Option<f64>,
+    pub uncached_v2_mbps: Option<f64>,
+    pub uncached_v2_burst_iops: Option<f64>,
+    pub uncached_v2_burst_mbps: Option<f64>,
+    /// The NVMe controller's remote figures, where the page publishes them per controller.
+    pub nvme: RemoteFigures,
+    /// The temp disk's own limits (v4+ pages): read, and write where published.
+    pub temp_disks: Option<u32>,
+    pub temp_iops: Option<f64>,
+    pub temp_mbps: Option<f64>,
+    pub temp_write_iops: Option<f64>,
+    pub temp_write_mbps: Option<f64>,
+    /// Local NVMe data disks (Lsv2, Lsv3, Lasv3): count, size of each (GB as published),
+    /// and their figures together.
+    pub local_nvme_disks: Option<u32>,
+    pub local_nvme_disk_gb: Option<f64>,
+    pub local_nvme_iops: Option<f64>,
+    pub local_nvme_mbps: Option<f64>,
+    /// "Premium Storage" and "Premium Storage caching" as the size's page states them
+    /// (`None`: not stated; [`VmSize::premium_storage`] then reads the name).
+    pub premium_storage_stated: Option<bool>,
+    pub premium_caching_stated: Option<bool>,
+    /// Where the figures come from: `repo:path@commit` entries, and `file:line` for user rows.
     pub source: Vec<String>,
 }
 
@@ -145,6 +235,85 @@ impl DiskSku {
 }
 
 impl VmSize {
+    /// An empty row of that name.
+    pub fn named(name: &str) -> Self {
+        Self {
+            name: name.to_owned(),
+            status: SizeStatus::Current,
+            vcpu: None,
+            memory_gib: None,
+            temp_gib: None,
+            max_data_disks: None,
+            cached_iops: None,
+            cached_mbps: None,
+            cache_gib: None,
+            uncached_iops: None,
+            uncached_mbps: None,
+            uncached_burst_iops: None,
+            uncached_burst_mbps: None,
+            uncached_v2_iops: None,
+            uncached_v2_mbps: None,
+            uncached_v2_burst_iops: None,
+            uncached_v2_burst_mbps: None,
+            nvme: RemoteFigures::default(),
+            temp_disks: None,
+            temp_iops: None,
+            temp_mbps: None,
+            temp_write_iops: None,
+            temp_write_mbps: None,
+            local_nvme_disks: None,
+            local_nvme_disk_gb: None,
+            local_nvme_iops: None,
+            local_nvme_mbps: None,
+            premium_storage_stated: None,
+            premium_caching_stated: None,
+            source: Vec::new(),
+        }
+    }
+
+    /// The remote figures of the default set: SCSI where both controllers are published,
+    /// else the only ones.
+    pub fn remote(&self) -> RemoteFigures {
+        RemoteFigures {
+            iops: self.uncached_iops,
+            mbps: self.uncached_mbps,
+            burst_iops: self.uncached_burst_iops,
+            burst_mbps: self.uncached_burst_mbps,
+            v2_iops: self.uncached_v2_iops,
+            v2_mbps: self.uncached_v2_mbps,
+            v2_burst_iops: self.uncached_v2_burst_iops,
+            v2_burst_mbps: self.uncached_v2_burst_mbps,
+        }
+    }
+
+    /// The view of the NVMe-controller figures as the default set (`name:nvme`).
+    fn nvme_view(&self) -> Self {
+        let n = self.nvme;
+        Self {
+            name: format!("{}:nvme", self.name),
+            uncached_iops: n.iops,
+            uncached_mbps: n.mbps,
+            uncached_burst_iops: n.burst_iops,
+            uncached_burst_mbps: n.burst_mbps,
+            uncached_v2_iops: n.v2_iops,
+            uncached_v2_mbps: n.v2_mbps,
+            uncached_v2_burst_iops: n.v2_burst_iops,
+            uncached_v2_burst_mbps: n.v2_burst_mbps,
+            ..self.clone()
+        }
+    }
+
+    /// The family the size belongs to, for counting: its family letters (`D`, `DS`, `E`,
+    /// `FX`, `M`, `Basic_A`).
+    pub fn family(&self) -> String {
+        if let Some(rest) = self.name.strip_prefix("Basic_") {
+            let letters: String = rest.chars().take_while(char::is_ascii_uppercase).collect();
+            return format!("Basic_{letters}");
+        }
+        let short = self.short_name();
+        short.chars().take_while(char::is_ascii_uppercase).collect()
+    }
+
     /// The name without `Standard_` and without a `:nvme` suffix.
     pub fn short_name(&self) -> &str {
         let n = strip_standard(&self.name);
@@ -160,8 +329,12 @@ impl VmSize {
         NameParts::parse(self.short_name())
     }
 
-    /// The series as Azure names it: `DSv2`, `Dsv3`, `Easv5`, `Ebdsv5`, `DS` (v1), `M`.
+    /// The series as Azure names it: `DSv2`, `Dsv3`, `Easv5`, `Ebdsv5`, `DS` (v1), `M`,
+    /// `Basic_A`.
     pub fn series(&self) -> String {
+        if self.name.starts_with("Basic_") {
+            return self.family();
+        }
         match self.parts() {
             Some(p) => {
                 let features: String = p.features.chars().filter(|c| *c != 'i').collect();
@@ -177,6 +350,9 @@ impl VmSize {
     }
 
     fn family_version(&self) -> String {
+        if self.name.starts_with("Basic_") {
+            return self.family();
+        }
         match self.parts() {
             Some(p) => match p.version {
                 Some(v) => format!("{}v{v}", p.family),
@@ -186,10 +362,22 @@ impl VmSize {
         }
     }
 
-    /// Whether the size can attach Premium SSD (and v2 / Ultra) disks: by Azure's naming,
-    /// an `s` among the additive features (`D2s_v3`, `E16as_v5`), the older `DS`/`GS`
-    /// families, and the M series, whose every size supports it.
+    /// Whether the size can attach Premium SSD (and v2 / Ultra) disks: as its page states
+    /// ("Premium Storage: Supported"), else by Azure's naming: an `s` among the additive
+    /// features (`D2s_v3`, `E16as_v5`), the older `DS`/`GS` families, and the M series,
+    /// whose every size supports it.
     pub fn premium_storage(&self) -> bool {
+        if let Some(stated) = self.premium_storage_stated {
+            return stated;
+        }
+        self.premium_storage_by_name()
+    }
+
+    /// [`VmSize::premium_storage`] by the name alone: the storage class the name says.
+    pub fn premium_storage_by_name(&self) -> bool {
+        if self.name.starts_with("Basic_") {
+            return false;
+        }
         match self.parts() {
             Some(p) => {
                 p.features.contains('s')
@@ -200,9 +388,13 @@ impl VmSize {
         }
     }
 
-    /// Whether disks on this size can use host caching: not on the L series (v1, v2, v3)
-    /// nor on B v1 (their feature tables say so), nor without premium storage.
+    /// Whether disks on this size can use host caching: as its page states ("Premium
+    /// Storage caching"), else not on the L series (v1, v2, v3) nor on B v1 (their feature
+    /// tables say so), nor without premium storage.
     pub fn host_caching(&self) -> bool {
+        if let Some(stated) = self.premium_caching_stated {
+            return stated && self.premium_storage();
+        }
         match self.parts() {
             Some(p) => {
                 let b_v1 = p.family == "B" && p.version.is_none();
@@ -305,6 +497,11 @@ impl<'a> NameParts<'a> {
             Some((b, v)) if !v.is_empty() && v.bytes().all(|c| c.is_ascii_digit()) => (b, Some(v)),
             _ => (name, None),
         };
+        // The memory variant of the large M sizes: `M416s_8_v2`, `M832ids_16_v3`.
+        let body = match body.rsplit_once('_') {
+            Some((b, n)) if !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()) => b,
+            _ => body,
+        };
         let fam_end = body.find(|c: char| !c.is_ascii_uppercase())?;
         let family = &body[..fam_end];
         let rest = &body[fam_end..];
@@ -368,6 +565,8 @@ pub enum SkuRef<'a> {
 #[derive(Debug, Clone, Default)]
 pub struct Catalog {
     vms: BTreeMap<String, VmSize>,
+    /// `name:nvme` views of the sizes that publish NVMe-controller figures.
+    nvme_views: BTreeMap<String, VmSize>,
     disks: BTreeMap<String, DiskSku>,
 }
 
@@ -503,28 +702,28 @@ impl Catalog {
         row: &BTreeMap<&str, &str>,
         origin: Option<String>,
     ) -> Result<(), String> {
-        let name = row.get("size").ok_or("empty `size`")?.to_string();
-        let name = if strip_standard(&name).len() == name.len() {
-            format!("Standard_{name}")
+        let given = row.get("size").ok_or("empty `size`")?.trim().to_string();
+        // `X:nvme` rows (the shared catalog's form) give the NVMe-controller figures of X.
+        let (given, controller) = match given.split_once(':') {
+            Some((n, c)) if c.eq_ignore_ascii_case("nvme") => (n.to_owned(), Some(true)),
+            Some((n, c)) if c.eq_ignore_ascii_case("scsi") => (n.to_owned(), Some(false)),
+            Some((_, c)) => {
+                return Err(format!("`size`: `:{c}` is not a controller (nvme or scsi)"));
+            }
+            None => (given, None),
+        };
+        let name = if strip_standard(&given).len() != given.len() {
+            given
+        } else if given.len() > 6 && given[..6].eq_ignore_ascii_case("basic_") {
+            format!("Basic_{}", &given[6..])
         } else {
-            name
+            format!("Standard_{given}")
         };
         let key = vm_key(&name);
-        let mut vm = self.vms.get(&key).cloned().unwrap_or_else(|| VmSize {
-            name: name.clone(),
-            vcpu: None,
-            memory_gib: None,
-            temp_gib: None,
-            max_data_disks: None,
-            cached_iops: None,
-            cached_mbps: None,
-            cache_gib: None,
-            uncached_iops: None,
-            uncached_mbps: None,
-            uncached_burst_iops: None,
-            uncached_burst_mbps: None,
-            source: Vec::new(),
-        });
+        let mut vm = self.vms.get(&key).cloned().unwrap_or_else(|| VmSize::named(&name));
+        if let Some(s) = row.get("status") {
+            vm.status = SizeStatus::parse(s)?;
+        }
         set_u32(row, "vcpu", &mut vm.vcpu)?;
         set_f64(row, "memory_gib", &mut vm.memory_gib)?;
         set_f64(row, "temp_gib", &mut vm.temp_gib)?;
@@ -532,11 +731,65 @@ impl Catalog {
         set_f64(row, "cached_iops", &mut vm.cached_iops)?;
         set_f64(row, "cached_mbps", &mut vm.cached_mbps)?;
         set_f64(row, "cache_gib", &mut vm.cache_gib)?;
-        set_f64(row, "uncached_iops", &mut vm.uncached_iops)?;
-        set_f64(row, "uncached_mbps", &mut vm.uncached_mbps)?;
-        set_f64(row, "uncached_burst_iops", &mut vm.uncached_burst_iops)?;
-        set_f64(row, "uncached_burst_mbps", &mut vm.uncached_burst_mbps)?;
+        {
+            let n = &mut vm.nvme;
+            let nvme_row = controller == Some(true);
+            let (iops, mbps, biops, bmbps, v2i, v2m, v2bi, v2bm) = if nvme_row {
+                (
+                    &mut n.iops,
+                    &mut n.mbps,
+                    &mut n.burst_iops,
+                    &mut n.burst_mbps,
+                    &mut n.v2_iops,
+                    &mut n.v2_mbps,
+                    &mut n.v2_burst_iops,
+                    &mut n.v2_burst_mbps,
+                )
+            } else {
+                (
+                    &mut vm.uncached_iops,
+                    &mut vm.uncached_mbps,
+                    &mut vm.uncached_burst_iops,
+                    &mut vm.uncached_burst_mbps,
+                    &mut vm.uncached_v2_iops,
+                    &mut vm.uncached_v2_mbps,
+                    &mut vm.uncached_v2_burst_iops,
+                    &mut vm.uncached_v2_burst_mbps,
+                )
+            };
+            set_f64(row, "uncached_iops", iops)?;
+            set_f64(row, "uncached_mbps", mbps)?;
+            set_f64(row, "uncached_burst_iops", biops)?;
+            set_f64(row, "uncached_burst_mbps", bmbps)?;
+            set_f64(row, "uncached_v2_iops", v2i)?;
+            set_f64(row, "uncached_v2_mbps", v2m)?;
+            set_f64(row, "uncached_v2_burst_iops", v2bi)?;
+            set_f64(row, "uncached_v2_burst_mbps", v2bm)?;
+        }
+        let n = &mut vm.nvme;
+        set_f64(row, "nvme_uncached_iops", &mut n.iops)?;
+        set_f64(row, "nvme_uncached_mbps", &mut n.mbps)?;
+        set_f64(row, "nvme_uncached_burst_iops", &mut n.burst_iops)?;
+        set_f64(row, "nvme_uncached_burst_mbps", &mut n.burst_mbps)?;
+        set_f64(row, "nvme_uncached_v2_iops", &mut n.v2_iops)?;
+        set_f64(row, "nvme_uncached_v2_mbps", &mut n.v2_mbps)?;
+        set_f64(row, "nvme_uncached_v2_burst_iops", &mut n.v2_burst_iops)?;
+        set_f64(row, "nvme_uncached_v2_burst_mbps", &mut n.v2_burst_mbps)?;
+        set_u32(row, "temp_disks", &mut vm.temp_disks)?;
+        set_f64(row, "temp_iops", &mut vm.temp_iops)?;
+        set_f64(row, "temp_mbps", &mut vm.temp_mbps)?;
+        set_f64(row, "temp_write_iops", &mut vm.temp_write_iops)?;
+        set_f64(row, "temp_write_mbps", &mut vm.temp_write_mbps)?;
+        set_u32(row, "local_nvme_disks", &mut vm.local_nvme_disks)?;
+        set_f64(row, "local_nvme_disk_gb", &mut vm.local_nvme_disk_gb)?;
+        set_f64(row, "local_nvme_iops", &mut vm.local_nvme_iops)?;
+        set_f64(row, "local_nvme_mbps", &mut vm.local_nvme_mbps)?;
+        set_bool(row, "premium_storage", &mut vm.premium_storage_stated)?;
+        set_bool(row, "premium_storage_caching", &mut vm.premium_caching_stated)?;
         apply_source(&mut vm.source, row.get("source").copied(), origin)?;
+        if vm.nvme.any() {
+            self.nvme_views.insert(format!("{key}:nvme"), vm.nvme_view());
+        }
         self.vms.insert(key, vm);
         Ok(())
     }
@@ -592,9 +845,18 @@ impl Catalog {
         Ok(())
     }
 
-    /// A VM size, matched case-insensitively with or without `Standard_`.
+    /// A VM size, matched case-insensitively with or without `Standard_`. `X:nvme` is the
+    /// view of X with its NVMe-controller figures as the remote ones (for a size that
+    /// publishes them); `X:scsi` is X.
     pub fn vm(&self, name: &str) -> Result<&VmSize, UnknownName> {
         let key = vm_key(name);
+        if let Some(v) = self.nvme_views.get(&key) {
+            return Ok(v);
+        }
+        let key = match key.strip_suffix(":scsi") {
+            Some(base) => base.to_owned(),
+            None => key,
+        };
         self.vms.get(&key).ok_or_else(|| UnknownName {
             what: "VM size",
             name: name.to_owned(),
