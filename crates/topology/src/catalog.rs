@@ -390,15 +390,19 @@ impl VmSize {
 
     /// Whether disks on this size can use host caching: as its page states ("Premium
     /// Storage caching"), else not on the L series (v1, v2, v3) nor on B v1 (their feature
-    /// tables say so), nor without premium storage.
+    /// tables say so). A size without Premium Storage attaches only Standard disks, whose
+    /// host caching that statement is not about: they keep it.
     pub fn host_caching(&self) -> bool {
+        if !self.premium_storage() {
+            return true;
+        }
         if let Some(stated) = self.premium_caching_stated {
-            return stated && self.premium_storage();
+            return stated;
         }
         match self.parts() {
             Some(p) => {
                 let b_v1 = p.family == "B" && p.version.is_none();
-                self.premium_storage() && p.family != "L" && !b_v1
+                p.family != "L" && !b_v1
             }
             None => true,
         }
@@ -464,7 +468,7 @@ impl CachedGap {
     pub fn reason(self, series: &str) -> String {
         match self {
             Self::NoHostCaching => format!(
-                "{series} does not support host caching; what Microsoft publishes for its local storage is the local disks' own throughput, not a cached limit, and the catalog does not carry it"
+                "{series} does not support host caching; what Microsoft publishes for its local storage is the local disks' own throughput (the temp disk or local NVMe figures), not a cached limit"
             ),
             Self::TempOnly if matches!(series, "Ddsv4" | "Edsv4") => format!(
                 "Microsoft publishes only temp-storage figures for {series}, no limit for host-cached disks: the 2020 pages' \"cached and temp storage\" column was renamed \"temp storage\" and no cached limit replaced it"

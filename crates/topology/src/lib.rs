@@ -29,8 +29,8 @@ pub use advisor_model::limits::{
 };
 pub use catalog::{
     BUILTIN_FILES, CREDIT_BURST_MAX_PREMIUM_GIB, CachedGap, Catalog, CatalogError, DiskSku,
-    HOST_CACHE_MAX_GIB, SizeRange, SkuRef, UnknownName, VmSize, builtin_csv, fmt_num, fmt_opt,
-    sku_key, vm_key,
+    HOST_CACHE_MAX_GIB, RemoteFigures, SizeRange, SizeStatus, SkuRef, UnknownName, VmSize,
+    builtin_csv, fmt_num, fmt_opt, sku_key, vm_key,
 };
 pub use documents::{DocumentKind, Merged, detect_kind, merge_documents};
 pub use entries::DiskEntry;
