@@ -260,6 +260,37 @@ fn catalog_list_counts_the_sizes_by_family_and_status() {
     assert!(out.contains("  Basic_A     5  (5 retired)"), "{out}");
 }
 
+/// The expert's case: a Standard_D8s_v6 with a Premium SSD v2 at 15,000 IOPS / 450 MB/s is
+/// within the size's own Premium SSD v2 / Ultra limits (16,667 / 496), though above its
+/// Premium SSD ones (12,800 / 424): not "provisioned beyond the VM". Above 16,667 it is, and
+/// the evidence says which figures it used.
+#[test]
+fn premium_ssd_v2_on_a_d8s_v6_is_judged_against_its_own_vm_limits() {
+    let dir = std::env::temp_dir().join(format!("advisor-topology-{}-v2", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let capture = "fixtures/captures/iostat-text/iostat_xt_1_10.txt";
+    let fired = |iops: u32, mbps: u32| -> Option<String> {
+        let topology = dir.join(format!("d8s_v6_{iops}.toml"));
+        let text = format!(
+            "[vm]\nsize = \"Standard_D8s_v6\"\n\n[[disk]]\nname = \"sdc\"\nsku = \"PremiumV2\"\niops = {iops}\nmbps = {mbps}\n"
+        );
+        std::fs::write(&topology, text).expect("topology");
+        let (findings, _) = json_findings(capture, &[&topology.to_string_lossy()]);
+        findings.as_array().and_then(|f| {
+            f.iter()
+                .find(|x| x["rule"] == "vm-provisioned-exceeds-vm-cap")
+                .map(|x| x["evidence"].as_str().unwrap_or_default().to_owned())
+        })
+    };
+    assert_eq!(fired(15000, 450), None);
+    let evidence = fired(18000, 520).expect("18,000 IOPS is above the size's v2 limit");
+    assert!(
+        evidence.contains("at most 16667 IOPS and 496 MB/s uncached (its limits for Premium SSD v2 and Ultra disks"),
+        "{evidence}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// The DS13_v2 field case (a busy temp disk beside a cached P30) on a size whose cached limit
 /// is not published: the cached rules must say so, not pass silently and not judge against
 /// the 2020 figure.

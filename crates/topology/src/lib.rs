@@ -25,7 +25,8 @@ mod topology;
 // The limit types and their words live in `advisor_model::limits` (the rules read them
 // without this crate); re-exported so topology users name them here as before.
 pub use advisor_model::limits::{
-    BurstModel, Cache, DiskKind, DiskLimits, FigureOrigin, PoolLimits, Role, VmLimits,
+    BurstModel, Cache, Controller, DiskKind, DiskLimits, FigureOrigin, PoolLimits, Role, VmLimits,
+    VmUncached,
 };
 pub use catalog::{
     BUILTIN_FILES, CREDIT_BURST_MAX_PREMIUM_GIB, CachedGap, Catalog, CatalogError, DiskSku,

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::path::Path;
 
-use advisor_model::limits::{BurstModel, Cache, DiskKind, Role};
+use advisor_model::limits::{BurstModel, Cache, Controller, DiskKind, Role};
 use serde::Serialize;
 
 use crate::catalog::{Catalog, DiskSku, HOST_CACHE_MAX_GIB, SkuRef, VmSize, fmt_num};
@@ -74,6 +74,8 @@ pub struct Disk {
     /// The disk's LUN on the VM, when a topology or document says (the key Azure
     /// Monitor's per-disk metrics use).
     pub lun: Option<u32>,
+    /// `controller = "scsi" | "nvme"`, when the topology says.
+    pub controller: Option<Controller>,
 }
 
 /// A striped volume.
@@ -177,6 +179,32 @@ impl Topology {
         Ok(())
     }
 
+    /// The controller the remote disks attach through, and how that is known: the
+    /// topology's `controller` key, else the disk names when every remote disk's shows it
+    /// (`nvme0n2` on an NVMe controller, `sdc` on SCSI). `None` when neither says.
+    pub fn controller(&self) -> Option<(Controller, String)> {
+        let remote: Vec<&Disk> = self.disks.iter().filter(|d| d.role != Role::Temp).collect();
+        if let Some(d) = remote.iter().find(|d| d.controller.is_some()) {
+            let c = d.controller?;
+            return Some((c, format!("the topology gives controller = \"{c}\" for {}", d.name)));
+        }
+        let mut seen: Option<Controller> = None;
+        for d in &remote {
+            let c = controller_of_name(&d.name)?;
+            if seen.is_some_and(|s| s != c) {
+                return None;
+            }
+            seen = Some(c);
+        }
+        let c = seen?;
+        let names: Vec<&str> = remote.iter().take(3).map(|d| d.name.as_str()).collect();
+        let kind = match c {
+            Controller::Nvme => "NVMe namespaces",
+            Controller::Scsi => "SCSI disks",
+        };
+        Some((c, format!("the disks are named as {kind} ({})", names.join(", "))))
+    }
+
     /// Names of the local temp disk (`[vm] temp_disk` and disks with role `temp`).
     pub fn temp_disks(&self) -> Vec<&str> {
         let mut v: Vec<&str> = self.vm.iter().filter_map(|vm| vm.temp_disk.as_deref()).collect();
@@ -252,9 +280,50 @@ pub(crate) fn resolve(p: &Parsed<'_>, catalog: &Catalog) -> Result<Topology, Top
             interleave_kib: pool.interleave_kib,
         });
     }
+    // A VM's remote disks attach through one controller type.
+    let named = t.disks.iter().enumerate().filter_map(|(i, d)| d.controller.map(|c| (i, d, c)));
+    let mut first: Option<(&Disk, Controller)> = None;
+    for (i, d, c) in named {
+        match first {
+            None => first = Some((d, c)),
+            Some((f, fc)) if fc != c => {
+                return Err(p.error(
+                    &[Seg::Key("disk"), Seg::Index(i), Seg::Key("controller")],
+                    ErrorKind::Invalid {
+                        message: format!(
+                            "disk \"{}\" names controller \"{c}\", disk \"{}\" \"{fc}\"",
+                            d.name, f.name
+                        ),
+                        help: Some(
+                            "a VM attaches its remote disks through one controller: give the same controller on every disk (or on none)"
+                                .to_owned(),
+                        ),
+                    },
+                ));
+            }
+            Some(_) => {}
+        }
+    }
     apply_host_cache(&mut t);
     t.warnings = validate(&t);
     Ok(t)
+}
+
+/// `nvme0n2`, `/dev/nvme0n2`: an NVMe namespace; `sdc`, `/dev/sdc`: a SCSI disk.
+fn controller_of_name(name: &str) -> Option<Controller> {
+    let n = name.strip_prefix("/dev/").unwrap_or(name);
+    if let Some(rest) = n.strip_prefix("nvme")
+        && let Some((ctrl, ns)) = rest.split_once('n')
+        && !ctrl.is_empty()
+        && ctrl.bytes().all(|b| b.is_ascii_digit())
+        && !ns.is_empty()
+        && ns.bytes().all(|b| b.is_ascii_digit())
+    {
+        return Some(Controller::Nvme);
+    }
+    let letters = n.strip_prefix("sd")?;
+    (!letters.is_empty() && letters.bytes().all(|b| b.is_ascii_lowercase()))
+        .then_some(Controller::Scsi)
 }
 
 fn resolve_vm(p: &Parsed<'_>, spec: &VmSpec, catalog: &Catalog) -> Result<Vm, TopologyError> {
@@ -334,6 +403,17 @@ fn resolve_disk(
         None => None,
         Some(c) => Some(parse_enum(p, &at("cache"), "cache", c, &Cache::ALL, Cache::name)?),
     };
+    let controller = match &d.controller {
+        None => None,
+        Some(c) => Some(parse_enum(
+            p,
+            &at("controller"),
+            "controller",
+            c,
+            &Controller::ALL,
+            Controller::name,
+        )?),
+    };
     let (kind, row) = match &d.sku {
         None => (None, None),
         Some(s) => match catalog.resolve_sku(s) {
@@ -377,6 +457,7 @@ fn resolve_disk(
         mbps: d.mbps,
         bursting: d.bursting,
         lun: d.lun,
+        controller,
     })
 }
 
@@ -438,6 +519,20 @@ pub(crate) fn validate(t: &Topology) -> Vec<TopologyWarning> {
                 "vm",
                 format!("temp_disk is set, but {} has no local temp disk", vm.size.name),
                 "remove temp_disk, or check the VM size",
+            ));
+        }
+        if let Some((Controller::Scsi, why)) = t.controller()
+            && vm.size.nvme.any()
+            && vm.size.nvme == vm.size.remote()
+        {
+            w.push(warn(
+                "controller-not-published",
+                "vm",
+                format!(
+                    "{why}, but {} publishes its remote limits for the NVMe controller only: they are used",
+                    vm.size.name
+                ),
+                "check the controller: sizes whose page publishes NVMe figures only attach their disks through NVMe",
             ));
         }
         let premium: Vec<&str> = t
