@@ -581,6 +581,24 @@ fn strip_standard(name: &str) -> &str {
     }
 }
 
+/// Whether a size name, as a user wrote it (any case), names a size with Premium Storage,
+/// by Azure's naming ([`VmSize::premium_storage_by_name`]); `None` when the name does not
+/// read as a size name. The family is the letters before the first digit.
+pub(crate) fn storage_class_of(name: &str) -> Option<bool> {
+    let key = vm_key(name);
+    let key = key.split(':').next().unwrap_or(&key);
+    if key.starts_with("basic_") {
+        return Some(false);
+    }
+    let family: String =
+        key.chars().take_while(char::is_ascii_alphabetic).map(|c| c.to_ascii_uppercase()).collect();
+    if family.is_empty() {
+        return None;
+    }
+    let v = VmSize::named(&format!("Standard_{family}{}", &key[family.len()..]));
+    v.parts().is_some().then(|| v.premium_storage_by_name())
+}
+
 /// The lookup key of a VM size: lower case, without `Standard_`. Underscores are kept:
 /// `DS13v2` is not `DS13_v2` (and gets a did-you-mean instead).
 pub fn vm_key(name: &str) -> String {
@@ -868,14 +886,21 @@ impl Catalog {
         })
     }
 
+    /// The size a misspelt name most likely meant, of the same storage class as the name
+    /// says (a size without Premium Storage is never "corrected" to one with it, whose
+    /// cached and uncached figures would judge disks it cannot attach, nor the reverse).
     fn suggest_vm(&self, key: &str) -> Option<String> {
+        let class = storage_class_of(key);
+        let same = |v: &VmSize| class.is_none_or(|premium| v.premium_storage() == premium);
         // Same letters, other punctuation (`DS13v2`, `ds13-v2`): the likeliest slip.
         let squash = |s: &str| s.chars().filter(|c| c.is_ascii_alphanumeric()).collect::<String>();
         let sq = squash(key);
-        if let Some(vm) = self.vms.iter().find(|(k, _)| squash(k) == sq).map(|(_, v)| v) {
+        if let Some(vm) = self.vms.iter().find(|(k, v)| squash(k) == sq && same(v)).map(|(_, v)| v)
+        {
             return Some(vm.name.clone());
         }
-        let best = did_you_mean(key, self.vms.keys().map(String::as_str))?;
+        let keys = self.vms.iter().filter(|(_, v)| same(v)).map(|(k, _)| k.as_str());
+        let best = did_you_mean(key, keys)?;
         self.vms.get(best).map(|v| v.name.clone())
     }
 

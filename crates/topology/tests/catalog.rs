@@ -265,3 +265,26 @@ fn a_bad_user_file_names_its_line() {
     let e = c.merge_csv("mine.csv", "name,iops\n", true).err().map(|e| e.to_string());
     assert!(e.is_some_and(|e| e.starts_with("mine.csv:1: the header needs")));
 }
+
+/// A size name the catalog does not know is never "corrected" to a size of the other storage
+/// class: a non-s size to a Premium-capable one (whose cached figures would then judge the
+/// disks), nor the reverse.
+#[test]
+fn did_you_mean_stays_in_the_storage_class() {
+    let c = catalog();
+    let suggestion = |n: &str| c.vm(n).err().and_then(|e| e.suggestion);
+    for name in ["Standard_D4_v9", "D2_v6", "Standard_E8_v7", "Standard_D3_v3", "F4_v6", "D2a_v6"] {
+        if let Some(s) = suggestion(name) {
+            assert!(!c.vm(&s).unwrap().premium_storage(), "{name} -> {s}");
+        }
+    }
+    for name in ["Standard_D4s_v9", "D2ds_v9", "Standard_E8as_v8", "DS13v2", "M64x"] {
+        if let Some(s) = suggestion(name) {
+            assert!(c.vm(&s).unwrap().premium_storage(), "{name} -> {s}");
+        }
+    }
+    assert_eq!(suggestion("Standard_DS13v2").as_deref(), Some("Standard_DS13_v2"));
+    assert_eq!(suggestion("Standard_D1v2").as_deref(), Some("Standard_D1_v2"));
+    // Some suggestions do come: the check above is not vacuous.
+    assert!(suggestion("Standard_D4_v9").is_some() && suggestion("Standard_D4s_v9").is_some());
+}
