@@ -12,6 +12,7 @@
 //!   warnings for disks no capture mentions and busy targets the topology lacks.
 
 mod catalog;
+mod controller;
 mod documents;
 mod entries;
 mod error;
