@@ -224,10 +224,16 @@ fn render_vm(out: &mut String, vm: &VmSize) -> std::fmt::Result {
         ("cached throughput".into(), with_unit(vm.cached_mbps, "MB/s")),
         ("cache size".into(), with_unit(vm.cache_gib, "GiB")),
     ];
-    // Where both controllers are published, the plain figures are SCSI's.
-    let both = vm.controller().is_none() && vm.nvme.any();
-    let scsi = if both { " (SCSI)" } else { "" };
-    remote_rows(&mut rows, &vm.remote(), scsi, vm.premium_storage());
+    // Where both controllers are published, the plain figures are SCSI's; where only the
+    // NVMe ones are, they are those.
+    let nvme_only = vm.controller().is_none() && vm.nvme.any() && vm.nvme == vm.remote();
+    let both = vm.controller().is_none() && vm.nvme.any() && !nvme_only;
+    let label = match (both, nvme_only) {
+        (true, _) => " (SCSI)",
+        (_, true) => " (NVMe)",
+        _ => "",
+    };
+    remote_rows(&mut rows, &vm.remote(), label, vm.premium_storage());
     if both {
         remote_rows(&mut rows, &vm.nvme, " (NVMe)", vm.premium_storage());
     }

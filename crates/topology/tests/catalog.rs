@@ -288,3 +288,23 @@ fn did_you_mean_stays_in_the_storage_class() {
     // Some suggestions do come: the check above is not vacuous.
     assert!(suggestion("Standard_D4_v9").is_some() && suggestion("Standard_D4s_v9").is_some());
 }
+
+/// A user's CSV in the shared catalog's form: an `X:nvme` row gives X's NVMe-controller
+/// figures, and `X:nvme` then finds them.
+#[test]
+fn a_user_file_with_an_nvme_row() {
+    let mut c = catalog();
+    let csv = "size,vcpu,uncached_iops,uncached_mbps,source\n\
+               Standard_Z2bs_v9,2,6000,170,lab\n\
+               Standard_Z2bs_v9:nvme,2,8000,230,lab\n";
+    c.merge_csv("mine.csv", csv, true).unwrap();
+    let z = c.vm("Z2bs_v9").unwrap();
+    assert_eq!(
+        (z.uncached_iops, z.nvme.iops, z.nvme.mbps),
+        (Some(6000.0), Some(8000.0), Some(230.0))
+    );
+    assert_eq!(c.vm("Z2bs_v9:nvme").unwrap().uncached_iops, Some(8000.0));
+    let e =
+        c.merge_csv("mine.csv", "size,vcpu\nZ2bs_v9:ide,2\n", true).err().map(|e| e.to_string());
+    assert!(e.is_some_and(|e| e.contains("`:ide` is not a controller")));
+}
