@@ -150,28 +150,33 @@ fn catalog_vm_says_why_a_ddsv4_size_has_no_cached_limit() {
     assert!(!out.contains("19000") && !out.contains("120 MB/s"), "{out}");
     insta::assert_snapshot!(out, @r#"
     Standard_D2ds_v4 (series Ddsv4)
-      vCPUs                     2
-      memory                    8 GiB
-      temp disk                 75 GiB
-      max data disks            4
-      cached IOPS               not published
-      cached throughput         not published
-      cache size                not published
-      uncached IOPS             3200 IOPS
-      uncached throughput       48 MB/s
-      uncached burst IOPS       4000 IOPS
-      uncached burst throughput 200 MB/s
-      premium storage           supported
-      host caching              supported
-      no cached limit           Microsoft publishes only temp-storage figures for Ddsv4, no limit for
-                                host-cached disks: the 2020 pages' "cached and temp storage" column was
-                                renamed "temp storage" and no cached limit replaced it. Rules that
-                                compare with the cached limit report Standard_D2ds_v4 as not evaluated;
-                                set cached_iops and cached_mbps in the topology's [vm] section if you
-                                have figures.
+      status                              current
+      vCPUs                               2
+      memory                              8 GiB
+      temp disk                           75 GiB
+      max data disks                      4
+      cached IOPS                         not published
+      cached throughput                   not published
+      cache size                          not published
+      uncached IOPS                       3200 IOPS
+      uncached throughput                 48 MB/s
+      uncached burst IOPS                 4000 IOPS
+      uncached burst throughput           200 MB/s
+      v2 / Ultra IOPS                     not published
+      v2 / Ultra throughput               not published
+      temp disk read IOPS                 9000 IOPS
+      temp disk read throughput           125 MB/s
+      premium storage                     supported
+      host caching                        supported
+      no cached limit                     Microsoft publishes only temp-storage figures for Ddsv4, no
+                                          limit for host-cached disks: the 2020 pages' "cached and temp
+                                          storage" column was renamed "temp storage" and no cached limit
+                                          replaced it. Rules that compare with the cached limit report
+                                          Standard_D2ds_v4 as not evaluated; set cached_iops and
+                                          cached_mbps in the topology's [vm] section if you have
+                                          figures.
       cached = host-cached disks + the temp disk; uncached = all remote disks
-      source                    MicrosoftDocs/azure-compute-docs:articles/virtual-machines/sizes/general-purpose/ddsv4-series.md
-                                MicrosoftDocs/azure-docs:articles/virtual-machines/ddv4-ddsv4-series.md
+      source                              MicrosoftDocs/azure-compute-docs:articles/virtual-machines/sizes/general-purpose/ddsv4-series.md@9c9cd9d27d1d662344263286880faed58f013596
     "#);
 }
 
@@ -181,27 +186,33 @@ fn catalog_vm_says_b_series_v1_has_no_host_caching() {
     assert_eq!(code, 0, "{err}");
     insta::assert_snapshot!(out, @r#"
     Standard_B1s (series Bs)
-      vCPUs                     1
-      memory                    1 GiB
-      temp disk                 4 GiB
-      max data disks            2
-      cached IOPS               not published
-      cached throughput         not published
-      cache size                not published
-      uncached IOPS             320 IOPS
-      uncached throughput       10 MB/s
-      uncached burst IOPS       4000 IOPS
-      uncached burst throughput 100 MB/s
-      premium storage           supported
-      host caching              not supported
-      no cached limit           B-series v1 does not support host caching; what Microsoft publishes for
-                                its local storage is the local disks' own throughput, not a cached
-                                limit, and the catalog does not carry it. Rules that compare with the
-                                cached limit report Standard_B1s as not evaluated; set cached_iops and
-                                cached_mbps in the topology's [vm] section if you have figures.
+      status                              previous generation
+      vCPUs                               1
+      memory                              1 GiB
+      temp disk                           4 GiB
+      max data disks                      2
+      cached IOPS                         not published
+      cached throughput                   not published
+      cache size                          not published
+      uncached IOPS                       320 IOPS
+      uncached throughput                 10 MB/s
+      uncached burst IOPS                 4000 IOPS
+      uncached burst throughput           100 MB/s
+      v2 / Ultra IOPS                     not published
+      v2 / Ultra throughput               not published
+      temp disk read IOPS                 not published
+      temp disk read throughput           not published
+      premium storage                     supported
+      host caching                        not supported
+      no cached limit                     B-series v1 does not support host caching; what Microsoft
+                                          publishes for its local storage is the local disks' own
+                                          throughput (the temp disk or local NVMe figures), not a cached
+                                          limit. Rules that compare with the cached limit report
+                                          Standard_B1s as not evaluated; set cached_iops and cached_mbps
+                                          in the topology's [vm] section if you have figures.
       cached = host-cached disks + the temp disk; uncached = all remote disks
-      source                    MicrosoftDocs/azure-compute-docs:articles/virtual-machines/sizes/general-purpose/bv1-series.md
-                                MicrosoftDocs/azure-docs:articles/virtual-machines/sizes-b-series-burstable.md
+      source                              MicrosoftDocs/azure-compute-docs:articles/virtual-machines/sizes/general-purpose/bv1-series.md@9c9cd9d27d1d662344263286880faed58f013596
+                                          MicrosoftDocs/azure-compute-docs:articles/virtual-machines/sizes/lifecycle/previous-gen-sizes-list.md@a18807c4fcf50a76173edcbb264bc171197922a7
     "#);
 }
 
@@ -227,6 +238,127 @@ fn catalog_vm_json_carries_the_temp_disk_and_why_no_cached_limit() {
     let ds13 = json("Standard_DS13_v2");
     assert!(ds13["cached_gap"].is_null() && ds13["cached_gap_reason"].is_null(), "{ds13}");
     assert_eq!(ds13["cached_mbps"], 256.0);
+}
+
+/// The sizes tickets come from today, old and new, each with the figures its page gives:
+/// per controller, Premium SSD v2 / Ultra, the temp disk's own and the local NVMe disks'.
+#[test]
+fn catalog_vm_answers_for_old_and_new_sizes_with_the_new_columns() {
+    let json = |size: &str| -> serde_json::Value {
+        let (code, out, err) = run(&["catalog", "vm", size, "--json"]);
+        assert_eq!(code, 0, "{size}: {err}");
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+    };
+    let d1 = json("Standard_D1_v2");
+    assert_eq!(
+        (d1["status"].as_str(), d1["premium_storage"].as_bool()),
+        (Some("previous"), Some(false))
+    );
+    assert_eq!(
+        (d1["temp_iops"].as_f64(), d1["temp_write_mbps"].as_f64()),
+        (Some(3000.0), Some(23.0))
+    );
+    let d8as = json("Standard_D8as_v6");
+    assert_eq!(
+        (d8as["uncached_iops"].as_f64(), d8as["uncached_v2_iops"].as_f64()),
+        (Some(15200.0), Some(15200.0))
+    );
+    assert_eq!(d8as["temp_gib"], 0.0);
+    let d4ps = json("Standard_D4ps_v6");
+    assert_eq!(
+        (d4ps["uncached_v2_iops"].as_f64(), d4ps["uncached_v2_mbps"].as_f64()),
+        (Some(8333.0), Some(248.0))
+    );
+    let d8lds = json("Standard_D8lds_v6");
+    assert_eq!(
+        (d8lds["temp_iops"].as_f64(), d8lds["temp_write_iops"].as_f64()),
+        (Some(150000.0), Some(60000.0))
+    );
+    assert_eq!(
+        (d8lds["uncached_v2_iops"].as_f64(), d8lds["uncached_v2_mbps"].as_f64()),
+        (Some(16667.0), Some(496.0))
+    );
+    let e16 = json("Standard_E16bds_v5");
+    assert_eq!(
+        (e16["uncached_iops"].as_f64(), e16["nvme"]["iops"].as_f64()),
+        (Some(48400.0), Some(66000.0))
+    );
+    assert_eq!(
+        (e16["uncached_v2_iops"].as_f64(), e16["nvme"]["v2_iops"].as_f64()),
+        (Some(64800.0), Some(88400.0))
+    );
+    let e16n = json("Standard_E16bds_v5:nvme");
+    assert_eq!(e16n["uncached_iops"].as_f64(), Some(66000.0));
+    let l8 = json("Standard_L8s_v3");
+    assert_eq!(
+        (l8["local_nvme_disks"].as_u64(), l8["local_nvme_iops"].as_f64()),
+        (Some(1), Some(400000.0))
+    );
+    assert_eq!(
+        (l8["local_nvme_disk_gb"].as_f64(), l8["host_caching"].as_bool()),
+        (Some(1920.0), Some(false))
+    );
+    let a0 = json("Basic_A0");
+    assert_eq!((a0["status"].as_str(), a0["family"].as_str()), (Some("retired"), Some("Basic_A")));
+    for s in &[&d1, &d8as, &d4ps, &d8lds, &e16, &l8, &a0] {
+        let src = s["source"].as_array().map(Vec::len).unwrap_or_default();
+        assert!(src > 0 && s["source"][0].as_str().is_some_and(|x| x.contains('@')), "{s}");
+    }
+    // Both controllers, side by side in the text.
+    let (_, out, _) = run(&["catalog", "vm", "E16bds_v5"]);
+    assert!(out.contains("uncached IOPS (SCSI)") && out.contains("uncached IOPS (NVMe)"), "{out}");
+}
+
+#[test]
+fn catalog_list_counts_the_sizes_by_family_and_status() {
+    let (code, out, err) = run(&["catalog", "list", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let counts = &v["vm_counts"];
+    assert_eq!(counts["total"], 1087);
+    assert_eq!(counts["retired"], 17);
+    assert_eq!(counts["by_family"]["Basic_A"]["retired"], 5);
+    assert_eq!(counts["by_family"]["FX"]["total"], 25);
+    let (code, out, _) = run(&["catalog", "list"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains(
+            "1087 VM sizes (895 current, 175 previous generation, 17 retired), by family:"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("  Basic_A     5  (5 retired)"), "{out}");
+}
+
+/// The expert's case: a Standard_D8s_v6 with a Premium SSD v2 at 15,000 IOPS / 450 MB/s is
+/// within the size's own Premium SSD v2 / Ultra limits (16,667 / 496), though above its
+/// Premium SSD ones (12,800 / 424): not "provisioned beyond the VM". Above 16,667 it is, and
+/// the evidence says which figures it used.
+#[test]
+fn premium_ssd_v2_on_a_d8s_v6_is_judged_against_its_own_vm_limits() {
+    let dir = std::env::temp_dir().join(format!("advisor-topology-{}-v2", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let capture = "fixtures/captures/iostat-text/iostat_xt_1_10.txt";
+    let fired = |iops: u32, mbps: u32| -> Option<String> {
+        let topology = dir.join(format!("d8s_v6_{iops}.toml"));
+        let text = format!(
+            "[vm]\nsize = \"Standard_D8s_v6\"\n\n[[disk]]\nname = \"sdc\"\nsku = \"PremiumV2\"\niops = {iops}\nmbps = {mbps}\n"
+        );
+        std::fs::write(&topology, text).expect("topology");
+        let (findings, _) = json_findings(capture, &[&topology.to_string_lossy()]);
+        findings.as_array().and_then(|f| {
+            f.iter()
+                .find(|x| x["rule"] == "vm-provisioned-exceeds-vm-cap")
+                .map(|x| x["evidence"].as_str().unwrap_or_default().to_owned())
+        })
+    };
+    assert_eq!(fired(15000, 450), None);
+    let evidence = fired(18000, 520).expect("18,000 IOPS is above the size's v2 limit");
+    assert!(
+        evidence.contains("at most 16667 IOPS and 496 MB/s uncached (its limits for Premium SSD v2 and Ultra disks"),
+        "{evidence}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// The DS13_v2 field case (a busy temp disk beside a cached P30) on a size whose cached limit

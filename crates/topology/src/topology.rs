@@ -3,7 +3,7 @@
 use std::fmt;
 use std::path::Path;
 
-use advisor_model::limits::{BurstModel, Cache, DiskKind, Role};
+use advisor_model::limits::{BurstModel, Cache, Controller, DiskKind, Role};
 use serde::Serialize;
 
 use crate::catalog::{Catalog, DiskSku, HOST_CACHE_MAX_GIB, SkuRef, VmSize, fmt_num};
@@ -80,6 +80,8 @@ pub struct Disk {
     /// The disk's LUN on the VM, when a topology or document says (the key Azure
     /// Monitor's per-disk metrics use).
     pub lun: Option<u32>,
+    /// `controller = "scsi" | "nvme"`, when the topology says.
+    pub controller: Option<Controller>,
 }
 
 /// A striped volume.
@@ -259,6 +261,7 @@ pub(crate) fn resolve(p: &Parsed<'_>, catalog: &Catalog) -> Result<Topology, Top
             interleave_kib: pool.interleave_kib,
         });
     }
+    crate::controller::check_one_controller(p, &t)?;
     apply_host_cache(&mut t);
     t.warnings = validate(&t);
     Ok(t)
@@ -433,6 +436,17 @@ fn resolve_disk(
         None => None,
         Some(c) => Some(parse_enum(p, &at("cache"), "cache", c, &Cache::ALL, Cache::name)?),
     };
+    let controller = match &d.controller {
+        None => None,
+        Some(c) => Some(parse_enum(
+            p,
+            &at("controller"),
+            "controller",
+            c,
+            &Controller::ALL,
+            Controller::name,
+        )?),
+    };
     let (kind, row) = match &d.sku {
         None => (None, None),
         Some(s) => match catalog.resolve_sku(s) {
@@ -476,6 +490,7 @@ fn resolve_disk(
         mbps: d.mbps,
         bursting: d.bursting,
         lun: d.lun,
+        controller,
     })
 }
 
@@ -540,6 +555,20 @@ pub(crate) fn validate(t: &Topology) -> Vec<TopologyWarning> {
                 "vm",
                 format!("temp_disk is set, but {} has no local temp disk", vm.size.name),
                 "remove temp_disk, or check the VM size",
+            ));
+        }
+        if let Some((Controller::Scsi, why)) = t.controller()
+            && vm.size.nvme.any()
+            && vm.size.nvme == vm.size.remote()
+        {
+            w.push(warn(
+                "controller-not-published",
+                "vm",
+                format!(
+                    "{why}, but {} publishes its remote limits for the NVMe controller only: they are used",
+                    vm.size.name
+                ),
+                "check the controller: sizes whose page publishes NVMe figures only attach their disks through NVMe",
             ));
         }
         let premium: Vec<&str> = t

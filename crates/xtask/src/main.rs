@@ -6,6 +6,8 @@
 //! - `cargo run --profile bench-release -p xtask -- bench`: the speed and memory benchmark
 //!   of docs/performance.md (inputs generated under /tmp when absent).
 //! - `xtask rules FILE --topology T`: the rules' time rule by rule on one capture.
+//! - `cargo run -p xtask -- catalog`: `crates/topology/catalog/vm_sizes.csv` from the committed
+//!   snapshot of Microsoft's size pages (`--check` compares instead of writing).
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -14,6 +16,7 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod catalog;
 mod floor;
 mod generate;
 
@@ -59,6 +62,15 @@ enum Cmd {
         jobs: usize,
         #[arg(long)]
         budget_mib: u64,
+    },
+    /// Build the built-in VM catalog from the snapshot of Microsoft's size pages.
+    Catalog {
+        /// Compare with the committed file instead of writing it.
+        #[arg(long)]
+        check: bool,
+        /// Print nothing but errors.
+        #[arg(long)]
+        quiet: bool,
     },
     /// (used by bench) polars' own read of a PerfMon CSV with advisor's schema.
     #[command(hide = true)]
@@ -145,6 +157,7 @@ fn main() -> Result<()> {
         }
         Cmd::BatchCase { queue, jobs, budget_mib } => bench::batch_case(&queue, jobs, budget_mib)?,
         Cmd::Floor { file } => floor::floor(&file, started)?,
+        Cmd::Catalog { check, quiet } => catalog::run(check, quiet)?,
     }
     Ok(())
 }
