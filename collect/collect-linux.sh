@@ -9,7 +9,7 @@
 #                              does not answer: the bundle says so and is still complete);
 #                              another endpoint with --imds-url or ADVISOR_IMDS_URL (a
 #                              stand-in on loopback, in tests), none with --no-imds
-#   lsblk -J -o NAME,HCTL,SIZE,TYPE,MOUNTPOINT
+#   lsblk -J -o NAME,HCTL,SIZE,TYPE,MODEL,MOUNTPOINT
 #   ls -l /dev/disk/azure/scsi1/ and ls -lR /dev/disk/azure (which device is which LUN)
 #   uname -r, iostat -V, hostname (in manifest.json)
 # The IMDS document: https://learn.microsoft.com/azure/virtual-machines/instance-metadata-service
@@ -209,7 +209,7 @@ kernel=$(uname -r)
 # Block layout first: it does not change during the capture, and a failure here is
 # reported without waiting for the capture.
 if command -v lsblk >/dev/null 2>&1; then
-  capture lsblk.json 10 lsblk -J -o NAME,HCTL,SIZE,TYPE,MOUNTPOINT
+  capture lsblk.json 10 lsblk -J -o NAME,HCTL,SIZE,TYPE,MODEL,MOUNTPOINT
 fi
 azure_links=absent
 if [ -d /dev/disk/azure ]; then

@@ -20,10 +20,11 @@ seed iostat_json "$fx"/captures/iostat-json/*
 seed diskspd_xml "$fx"/captures/diskspd-xml/*
 seed diskspd_text "$fx"/captures/diskspd-text/*
 seed fio_json "$fx"/captures/fio-json/* "$fx"/invalid/*.json
-seed sar_text "$fx"/captures/sar-text/*
+seed sar_text "$fx"/captures/sar-text/* "$fx"/invalid/sar-*
 seed sadf "$fx"/captures/sadf-csv/* "$fx"/captures/sadf-json/* "$fx"/captures/sadf-xml/* "$fx"/invalid/sadf-*
 seed azure_monitor_json "$fx"/captures/azure-monitor-json/* "$fx"/invalid/azure-monitor-error.json
 seed topology "$fx"/topologies/*.* "$fx"/topologies/invalid/* "$fx"/topologies/warnings/*
+seed topology_documents $(find "$fx/topologies/documents" -type f ! -name '*.md' ! -name '*.py')
 seed bundle "$fx"/bundles/*.zip "$fx"/bundles/*.tar.gz "$fx"/invalid/bundle-*
 seed rules $(find "$root/rules" "$root/crates/rules/tests" -name '*.rule')
 for t in "$here"/corpus/*; do

@@ -240,7 +240,6 @@ fn the_field_corpus_holds() {
             check(hit.is_none(), format!("a not-evaluated reason says {bad:?}: {hit:?}"));
         }
     }
-    println!("field corpus: {held}/{total} expectations hold");
     eprintln!("field corpus: {held}/{total} expectations hold");
     assert!(
         misses.is_empty(),

@@ -75,6 +75,8 @@ fn expected(name: &str) -> (i32, &'static str) {
         "perfmon-stand-in.blg" => (2, "relog capture.blg -f csv"),
         "single-line-3mb.csv" => (2, "a header but no data lines"),
         "sar-binary-sa24" => (2, "LC_ALL=C sar -A -f /var/log/sa/saDD"),
+        "sar-n-tcp-etcp.txt" => (2, "this is sar text, but it holds no block-device statistics"),
+        "sar-u-cpu-only.txt" => (2, "only CPU (`%idle`, line 3): capture the disks with"),
         "sadf-j-truncated.json" => (2, "the JSON stops before its end"),
         "sadf-x-truncated.xml" => (2, "attribute value not closed"),
         "diskspd-zero-duration.txt" | "diskspd-zero-duration.xml" => {

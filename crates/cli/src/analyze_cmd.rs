@@ -49,7 +49,7 @@ pub(crate) struct AnalyzeArgs {
     #[arg(required = true, value_name = "CAPTURE")]
     files: Vec<PathBuf>,
     /// The VM's topology, repeatable: the topology file (TOML or JSON), or the VM's own
-    /// documents (IMDS JSON, az vm show, az disk list, lsblk -J, ls -l /dev/disk/azure/scsi1,
+    /// documents (IMDS JSON, az vm show, az disk list, lsblk -J, ls -lR /dev/disk/azure,
     /// Get-Disk/Get-Partition JSON), detected by content and merged.
     #[arg(long, value_name = "FILE")]
     topology: Vec<PathBuf>,

@@ -1,14 +1,15 @@
 //! `advisor catalog vm SIZE | disk SKU | list [--series X]`: the built-in Azure limits,
 //! each figure with its unit and the source of its row.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use advisor_engine::catalog::{
-    BurstModel, Catalog, DiskKind, DiskSku, HOST_CACHE_MAX_GIB, SkuRef, UnknownName, VmSize,
-    did_you_mean, fmt_num,
+    BurstModel, Catalog, DiskKind, DiskSku, HOST_CACHE_MAX_GIB, RemoteFigures, SizeStatus, SkuRef,
+    UnknownName, VmSize, did_you_mean, fmt_num,
 };
 use serde_json::{Value, json};
 
@@ -104,6 +105,7 @@ pub(crate) fn run(args: &CatalogArgs) -> anyhow::Result<ExitCode> {
             if args.json {
                 let v = json!({
                     "vm_sizes": vms.iter().map(|v| vm_json(v)).collect::<Vec<_>>(),
+                    "vm_counts": counts_json(&vms),
                     "disk_skus": skus.iter().map(|d| disk_json(d)).collect::<Vec<_>>(),
                 });
                 out = serde_json::to_string_pretty(&v)?;
@@ -132,6 +134,7 @@ fn vm_json(vm: &VmSize) -> Value {
     let mut v = serde_json::to_value(vm).unwrap_or(Value::Null);
     if let Value::Object(m) = &mut v {
         m.insert("series".into(), json!(vm.series()));
+        m.insert("family".into(), json!(vm.family()));
         m.insert("premium_storage".into(), json!(vm.premium_storage()));
         m.insert("host_caching".into(), json!(vm.host_caching()));
         m.insert("cached_gap".into(), json!(vm.cached_gap()));
@@ -139,6 +142,38 @@ fn vm_json(vm: &VmSize) -> Value {
         m.insert("units".into(), json!({"iops": "IO/s", "mbps": "MB/s", "gib": "GiB"}));
     }
     v
+}
+
+/// The sizes counted by family and by status.
+fn counts(vms: &[&VmSize]) -> BTreeMap<String, [usize; 3]> {
+    let mut by: BTreeMap<String, [usize; 3]> = BTreeMap::new();
+    for v in vms {
+        let i = match v.status {
+            SizeStatus::Current => 0,
+            SizeStatus::Previous => 1,
+            SizeStatus::Retired => 2,
+        };
+        by.entry(v.family()).or_default()[i] += 1;
+    }
+    by
+}
+
+fn counts_json(vms: &[&VmSize]) -> Value {
+    let by = counts(vms);
+    let fam: serde_json::Map<String, Value> = by
+        .iter()
+        .map(|(f, [c, p, r])| {
+            (f.clone(), json!({"total": c + p + r, "current": c, "previous": p, "retired": r}))
+        })
+        .collect();
+    let sum = |i: usize| by.values().map(|x| x[i]).sum::<usize>();
+    json!({
+        "total": vms.len(),
+        "current": sum(0),
+        "previous": sum(1),
+        "retired": sum(2),
+        "by_family": fam,
+    })
 }
 
 fn disk_json(d: &DiskSku) -> Value {
@@ -166,32 +201,61 @@ fn render_vm(out: &mut String, vm: &VmSize) -> std::fmt::Result {
         write!(out, ", {} controller figures", c.to_ascii_uppercase())?;
     }
     writeln!(out, ")")?;
-    let rows: Vec<(&str, String)> = vec![
-        ("vCPUs", vm.vcpu.map_or_else(|| "not published".to_owned(), |x| x.to_string())),
-        ("memory", with_unit(vm.memory_gib, "GiB")),
+    let count = |x: Option<u32>| x.map_or_else(|| "not published".to_owned(), |x| x.to_string());
+    let status = match vm.status {
+        SizeStatus::Current => "current".to_owned(),
+        SizeStatus::Previous => "previous generation".to_owned(),
+        SizeStatus::Retired => "retired (no longer runs in Azure)".to_owned(),
+    };
+    let mut rows: Vec<(String, String)> = vec![
+        ("status".into(), status),
+        ("vCPUs".into(), count(vm.vcpu)),
+        ("memory".into(), with_unit(vm.memory_gib, "GiB")),
         (
-            "temp disk",
-            match vm.temp_gib {
-                Some(t) if t <= 0.0 => "none".to_owned(),
-                t => with_unit(t, "GiB"),
+            "temp disk".into(),
+            match (vm.temp_gib, vm.temp_disks) {
+                (Some(t), _) if t <= 0.0 => "none".to_owned(),
+                (t, Some(n)) if n > 1 => format!("{} ({n} disks)", with_unit(t, "GiB")),
+                (t, _) => with_unit(t, "GiB"),
             },
         ),
-        (
-            "max data disks",
-            vm.max_data_disks.map_or_else(|| "not published".to_owned(), |x| x.to_string()),
-        ),
-        ("cached IOPS", with_unit(vm.cached_iops, "IOPS")),
-        ("cached throughput", with_unit(vm.cached_mbps, "MB/s")),
-        ("cache size", with_unit(vm.cache_gib, "GiB")),
-        ("uncached IOPS", with_unit(vm.uncached_iops, "IOPS")),
-        ("uncached throughput", with_unit(vm.uncached_mbps, "MB/s")),
-        ("uncached burst IOPS", with_unit(vm.uncached_burst_iops, "IOPS")),
-        ("uncached burst throughput", with_unit(vm.uncached_burst_mbps, "MB/s")),
-        ("premium storage", yes(vm.premium_storage()).to_owned()),
-        ("host caching", yes(vm.host_caching()).to_owned()),
+        ("max data disks".into(), count(vm.max_data_disks)),
+        ("cached IOPS".into(), with_unit(vm.cached_iops, "IOPS")),
+        ("cached throughput".into(), with_unit(vm.cached_mbps, "MB/s")),
+        ("cache size".into(), with_unit(vm.cache_gib, "GiB")),
     ];
+    // Where both controllers are published, the plain figures are SCSI's; where only the
+    // NVMe ones are, they are those.
+    let nvme_only = vm.controller().is_none() && vm.nvme.any() && vm.nvme == vm.remote();
+    let both = vm.controller().is_none() && vm.nvme.any() && !nvme_only;
+    let label = match (both, nvme_only) {
+        (true, _) => " (SCSI)",
+        (_, true) => " (NVMe)",
+        _ => "",
+    };
+    remote_rows(&mut rows, &vm.remote(), label, vm.premium_storage());
+    if both {
+        remote_rows(&mut rows, &vm.nvme, " (NVMe)", vm.premium_storage());
+    }
+    if vm.temp_gib.is_some_and(|t| t > 0.0) {
+        rows.push(("temp disk read IOPS".into(), with_unit(vm.temp_iops, "IOPS")));
+        rows.push(("temp disk read throughput".into(), with_unit(vm.temp_mbps, "MB/s")));
+        if vm.temp_write_iops.is_some() || vm.temp_write_mbps.is_some() {
+            rows.push(("temp disk write IOPS".into(), with_unit(vm.temp_write_iops, "IOPS")));
+            rows.push(("temp disk write throughput".into(), with_unit(vm.temp_write_mbps, "MB/s")));
+        }
+    }
+    if let Some(n) = vm.local_nvme_disks {
+        let each =
+            vm.local_nvme_disk_gb.map_or_else(String::new, |g| format!(" of {} GB", fmt_num(g)));
+        rows.push(("local NVMe disks".into(), format!("{n}{each}")));
+        rows.push(("local NVMe IOPS".into(), with_unit(vm.local_nvme_iops, "IOPS")));
+        rows.push(("local NVMe throughput".into(), with_unit(vm.local_nvme_mbps, "MB/s")));
+    }
+    rows.push(("premium storage".into(), yes(vm.premium_storage()).to_owned()));
+    rows.push(("host caching".into(), yes(vm.host_caching()).to_owned()));
     for (k, v) in &rows {
-        writeln!(out, "  {k:<26}{v}")?;
+        writeln!(out, "  {k:<VM_LABEL$}{v}")?;
     }
     if let Some(why) = vm.cached_gap_reason() {
         let text = format!(
@@ -199,15 +263,46 @@ fn render_vm(out: &mut String, vm: &VmSize) -> std::fmt::Result {
             vm.name
         );
         for (i, line) in wrap(&text, WRAP_WIDTH).iter().enumerate() {
-            writeln!(out, "  {:<26}{line}", if i == 0 { "no cached limit" } else { "" })?;
+            writeln!(out, "  {:<VM_LABEL$}{line}", if i == 0 { "no cached limit" } else { "" })?;
         }
     }
     writeln!(out, "  cached = host-cached disks + the temp disk; uncached = all remote disks")?;
-    render_source(out, &vm.source)
+    if vm.uncached_v2_iops.is_some() || vm.nvme.v2_iops.is_some() {
+        writeln!(
+            out,
+            "  v2 / Ultra = the remote limits of Premium SSD v2 and Ultra disks, published apart"
+        )?;
+    }
+    render_source(out, &vm.source, VM_LABEL)
 }
 
-/// The width of a wrapped value column (the label column is 28 wide).
-const WRAP_WIDTH: usize = 72;
+/// The label column of `catalog vm` (wide enough for `v2 / Ultra burst throughput (NVMe)`).
+const VM_LABEL: usize = 36;
+
+/// The remote rows of one controller (`suffix` says which, when the size publishes both).
+fn remote_rows(rows: &mut Vec<(String, String)>, r: &RemoteFigures, suffix: &str, premium: bool) {
+    rows.push((format!("uncached IOPS{suffix}"), with_unit(r.iops, "IOPS")));
+    rows.push((format!("uncached throughput{suffix}"), with_unit(r.mbps, "MB/s")));
+    rows.push((format!("uncached burst IOPS{suffix}"), with_unit(r.burst_iops, "IOPS")));
+    rows.push((format!("uncached burst throughput{suffix}"), with_unit(r.burst_mbps, "MB/s")));
+    if premium {
+        rows.push((format!("v2 / Ultra IOPS{suffix}"), with_unit(r.v2_iops, "IOPS")));
+        rows.push((format!("v2 / Ultra throughput{suffix}"), with_unit(r.v2_mbps, "MB/s")));
+        if r.v2_burst_iops.is_some() || r.v2_burst_mbps.is_some() {
+            rows.push((
+                format!("v2 / Ultra burst IOPS{suffix}"),
+                with_unit(r.v2_burst_iops, "IOPS"),
+            ));
+            rows.push((
+                format!("v2 / Ultra burst throughput{suffix}"),
+                with_unit(r.v2_burst_mbps, "MB/s"),
+            ));
+        }
+    }
+}
+
+/// The width of a wrapped value column (the label column is 38 wide).
+const WRAP_WIDTH: usize = 62;
 
 /// Words into lines of at most `width` characters (a longer word gets a line of its own).
 fn wrap(text: &str, width: usize) -> Vec<String> {
@@ -228,9 +323,9 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
-fn render_source(out: &mut String, source: &[String]) -> std::fmt::Result {
+fn render_source(out: &mut String, source: &[String], width: usize) -> std::fmt::Result {
     for (i, s) in source.iter().enumerate() {
-        writeln!(out, "  {:<26}{s}", if i == 0 { "source" } else { "" })?;
+        writeln!(out, "  {:<width$}{s}", if i == 0 { "source" } else { "" })?;
     }
     Ok(())
 }
@@ -276,7 +371,7 @@ fn render_disks(out: &mut String, rows: &[&DiskSku]) -> std::fmt::Result {
         if d.superseded {
             writeln!(out, "  {:<26}from a superseded document, for reference", "note")?;
         }
-        render_source(out, &d.source)?;
+        render_source(out, &d.source, 26)?;
     }
     Ok(())
 }
@@ -299,9 +394,10 @@ fn render_list(out: &mut String, vms: &[&VmSize], skus: &[&DiskSku]) -> std::fmt
     if !vms.is_empty() {
         writeln!(
             out,
-            "{:<28} {:<8} {:>5} {:>5} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}  src",
+            "{:<28} {:<8} {:<4} {:>5} {:>5} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}  src",
             "VM size",
             "series",
+            "st",
             "vCPU",
             "disks",
             "cch IOPS",
@@ -315,9 +411,14 @@ fn render_list(out: &mut String, vms: &[&VmSize], skus: &[&DiskSku]) -> std::fmt
             let n = note(&v.source);
             writeln!(
                 out,
-                "{:<28} {:<8} {:>5} {:>5} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}  {n}",
+                "{:<28} {:<8} {:<4} {:>5} {:>5} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}  {n}",
                 v.name,
                 v.series(),
+                match v.status {
+                    SizeStatus::Current => "cur",
+                    SizeStatus::Previous => "prev",
+                    SizeStatus::Retired => "ret",
+                },
                 v.vcpu.map_or_else(|| "n/p".to_owned(), |x| x.to_string()),
                 v.max_data_disks.map_or_else(|| "n/p".to_owned(), |x| x.to_string()),
                 f(v.cached_iops),
@@ -330,8 +431,29 @@ fn render_list(out: &mut String, vms: &[&VmSize], skus: &[&DiskSku]) -> std::fmt
         }
         writeln!(
             out,
-            "cch = cached (host cache + temp disk), unc = uncached, bst = uncached burst"
+            "st = status (cur current, prev previous generation, ret retired); cch = cached (host \
+             cache + temp disk), unc = uncached (SCSI where both controllers are published), \
+             bst = uncached burst; `advisor catalog vm SIZE` gives every figure"
         )?;
+        let by = counts(vms);
+        let sum = |i: usize| by.values().map(|x| x[i]).sum::<usize>();
+        writeln!(
+            out,
+            "\n{} VM sizes ({} current, {} previous generation, {} retired), by family:",
+            vms.len(),
+            sum(0),
+            sum(1),
+            sum(2)
+        )?;
+        for (f, [c, p, r]) in &by {
+            write!(out, "  {f:<8} {:>4}", c + p + r)?;
+            let parts: Vec<String> = [(c, "current"), (p, "previous"), (r, "retired")]
+                .iter()
+                .filter(|(n, _)| **n > 0)
+                .map(|(n, w)| format!("{n} {w}"))
+                .collect();
+            writeln!(out, "  ({})", parts.join(", "))?;
+        }
     }
     if !skus.is_empty() {
         if !vms.is_empty() {
@@ -407,7 +529,7 @@ mod tests {
         if let Ok(vm) = c.vm("E16as_v5") {
             render_vm(&mut out, vm).ok();
         }
-        assert!(out.contains("  cached IOPS               not published\n"), "{out}");
+        assert!(out.contains("  cached IOPS                         not published\n"), "{out}");
         assert_eq!(fmt_opt(None), "not published");
     }
 }

@@ -15,6 +15,12 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// The static (musl) build allocates with mimalloc: musl's allocator takes one lock that the
+/// parsing and rule threads queue on.
+#[cfg(target_env = "musl")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Exit code for bad usage or unreadable input (the contract's 2).
 pub(crate) const EXIT_INPUT: u8 = 2;
 
@@ -56,7 +62,10 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    // On Windows, cmd and PowerShell hand `*.csv` over as it is: `wild` expands it the way a
+    // Unix shell would (a pattern that matches nothing stays as written, and a quoted one is
+    // not expanded). Elsewhere the arguments pass through unchanged.
+    let cli = match Cli::try_parse_from(wild::args_os()) {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();

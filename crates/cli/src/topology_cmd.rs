@@ -11,7 +11,7 @@ use advisor_engine::{Session, TopologySources};
 #[derive(Debug, clap::Args)]
 pub(crate) struct TopologyArgs {
     /// Topology documents: the topology file (TOML/JSON), the IMDS instance document, az vm
-    /// show, az disk list/show, lsblk -J, ls -l /dev/disk/azure/scsi1, Get-Disk /
+    /// show, az disk list/show, lsblk -J, ls -lR /dev/disk/azure, Get-Disk /
     /// Get-PhysicalDisk / Get-Partition / Get-Volume JSON.
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,

@@ -2,7 +2,7 @@
 //! as the [`Facts`] the rules read. Built once per analysis by [`bind`]; the report reads
 //! the same binding (which topology name each target matched, which disk it stands for).
 
-use advisor_model::limits::{BurstModel, Cache, DiskLimits, FigureOrigin, Role};
+use advisor_model::limits::{BurstModel, Cache, DiskLimits, FigureOrigin, Role, VmLimits};
 use advisor_model::{Metric, TargetKind};
 use advisor_normalize::{Capture, TargetStats, metric_stats};
 use advisor_rules::eval::{
@@ -244,7 +244,9 @@ fn topology_disks(
     disks
 }
 
-/// The local temp disks (no caps of their own), with their matched targets.
+/// The local temp disks, with their matched targets: their caps are the temp-disk figures
+/// the size's page publishes (v4+ sizes), none on older sizes (whose temp disk shares the
+/// cached budget).
 fn temp_disks(
     t: &Topology,
     limits: &Limits,
@@ -261,7 +263,7 @@ fn temp_disks(
             .collect();
         let cache = t.disk(name).map_or(Cache::None, |d| d.cache);
         disks.push(DiskInfo {
-            limits: temp_limits(name, cache),
+            limits: temp_limits(name, cache, limits.vm.as_ref()),
             tier: None,
             temp: true,
             targets: ranked(idx, targets),
@@ -270,7 +272,18 @@ fn temp_disks(
     disks
 }
 
-fn temp_limits(name: &str, cache: Cache) -> DiskLimits {
+fn temp_limits(name: &str, cache: Cache, vm: Option<&VmLimits>) -> DiskLimits {
+    // The size's temp figures are for all its temp disks together.
+    let (iops, mbps) = vm.map_or((None, None), |v| (v.temp_iops, v.temp_mbps));
+    let known = iops.is_some() || mbps.is_some();
+    let source = match vm {
+        Some(v) if known => {
+            let mut s = vec![format!("the temp disk read limits {} publishes", v.size)];
+            s.extend(v.source.iter().cloned());
+            s
+        }
+        _ => Vec::new(),
+    };
     DiskLimits {
         name: name.to_owned(),
         role: Role::Temp,
@@ -282,14 +295,16 @@ fn temp_limits(name: &str, cache: Cache) -> DiskLimits {
         sku: None,
         kind: None,
         size_gib: None,
-        iops: None,
-        mbps: None,
-        origin: FigureOrigin::Unknown,
+        iops,
+        mbps,
+        origin: if known { FigureOrigin::Catalog } else { FigureOrigin::Unknown },
         burst: BurstModel::None,
         burst_iops: None,
         burst_mbps: None,
         pool: None,
-        source: Vec::new(),
+        controller: None,
+        vm_uncached: None,
+        source,
     }
 }
 

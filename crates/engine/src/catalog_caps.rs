@@ -2,10 +2,13 @@
 //! ceiling read from the data (`disk_caps_near`, `vm_sizes_near`; issue 14).
 
 use advisor_rules::eval::{CatalogCaps, SizeCaps, SkuCaps};
-use advisor_topology::Catalog;
+use advisor_topology::{Catalog, SizeStatus};
 
-/// The catalog's caps as the rules read them: every disk SKU and VM size row, with its
-/// source (`crates/topology/catalog/*.csv`, `--catalog` files).
+/// The catalog's caps as the rules read them: every disk SKU row and every VM size that can
+/// attach Premium SSD and still runs, with its source (`crates/topology/catalog/*.csv`,
+/// `--catalog` files). A size without Premium Storage publishes the caps of its `s` twin
+/// (D4_v5 those of D4s_v5): listing both would only double the matches; a retired size
+/// (Basic_A, A v1) no longer explains anything a capture of today shows.
 pub(crate) fn catalog_caps(catalog: &Catalog) -> CatalogCaps {
     let disks = catalog
         .disk_skus()
@@ -27,6 +30,7 @@ pub(crate) fn catalog_caps(catalog: &Catalog) -> CatalogCaps {
     let vms = catalog
         .vm_sizes()
         .into_iter()
+        .filter(|v| v.premium_storage() && v.status != SizeStatus::Retired)
         .map(|v| SizeCaps {
             size: v.name.clone(),
             family: v.series().chars().take_while(char::is_ascii_uppercase).collect(),

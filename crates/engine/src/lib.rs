@@ -51,8 +51,8 @@ pub mod rules {
 pub mod catalog {
     pub use advisor_topology::{
         BurstModel, Catalog, CatalogError, DiskKind, DiskSku, DocumentKind, HOST_CACHE_MAX_GIB,
-        Merged, SkuRef, Topology, TopologyError, UnknownName, VmSize, did_you_mean, fmt_num,
-        fmt_opt,
+        Merged, RemoteFigures, SizeStatus, SkuRef, Topology, TopologyError, UnknownName, VmSize,
+        did_you_mean, fmt_num, fmt_opt,
     };
 }
 

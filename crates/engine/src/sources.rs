@@ -269,8 +269,24 @@ mod tests {
             "{}",
             err(&s)
         );
-        let s = TopologySources { vm: Some("Standard_Nope".into()), ..TopologySources::default() };
-        assert!(err(&s).contains("Nope"));
+        // A size the catalog lacks is kept, with the form's disks; only an empty one is
+        // refused.
+        let s = TopologySources {
+            vm: Some("Standard_Nope".into()),
+            disks: table(&[["E:", "P30", "ReadOnly", "data"]]),
+            ..TopologySources::default()
+        };
+        let t = assemble(&s, &c).ok().flatten();
+        assert_eq!(
+            t.as_ref().and_then(|t| t.vm.as_ref()).map(|v| (v.size.name.as_str(), v.in_catalog)),
+            Some(("Standard_Nope", false))
+        );
+        assert_eq!(
+            t.as_ref().and_then(|t| t.disk("E:")).and_then(|d| d.sku.clone()).as_deref(),
+            Some("P30")
+        );
+        let s = TopologySources { vm: Some(String::new()), ..TopologySources::default() };
+        assert!(err(&s).contains("the VM size is empty"), "{}", err(&s));
         assert!(matches!(assemble(&TopologySources::default(), &c), Ok(None)));
     }
 }

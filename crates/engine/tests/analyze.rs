@@ -172,9 +172,20 @@ fn set_values_inputs_in_memory_and_errors() {
     assert_eq!(errors.len(), 2, "{e}");
     assert!(e.to_string().contains("nope.csv") && e.to_string().contains("empty.csv"), "{e}");
     // A bad topology is the topology's error, located.
-    let e = session
-        .topology(&TopologySources { vm: Some("Standard_DS13v2".into()), ..Default::default() });
+    let e = session.topology(&TopologySources { vm: Some(" ".into()), ..Default::default() });
     assert!(matches!(e, Err(EngineError::Topology(_))));
+    // A size the catalog lacks is not: the topology keeps it, its caps unknown.
+    let t = session
+        .topology(&TopologySources {
+            vm: Some("Standard_NC24ads_A100_v4".into()),
+            ..Default::default()
+        })
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        t.vm.map(|v| (v.size.name, v.in_catalog)),
+        Some(("Standard_NC24ads_A100_v4".into(), false))
+    );
 }
 
 #[test]

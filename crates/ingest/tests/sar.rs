@@ -164,12 +164,93 @@ fn bad_cells_are_warned_with_their_place() {
 }
 
 #[test]
-fn no_device_or_cpu_section_is_an_error_naming_the_file() {
+fn no_device_section_is_an_error_naming_the_file_the_sections_and_the_command() {
     let text = "Linux 6.1 (h) \t11/24/26 \t_x86_64_\t(2 CPU)\n\n\
                 00:00:00  IFACE  rxpck/s\n00:00:01  eth0  1.0\n";
     let e = sar::read_text("net.txt", text).map(|_| ()).map_err(|e| e.to_string());
     let msg = e.err().unwrap_or_default();
-    assert!(msg.contains("net.txt") && msg.contains("no sar block-device"), "{msg}");
+    assert!(
+        msg.starts_with("net.txt:3:1: this is sar text, but it holds no block-device"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("only `IFACE rxpck/s` (line 3)") && msg.contains("sar -d -p 1 60"),
+        "{msg}"
+    );
+}
+
+fn invalid(name: &str) -> (String, String) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/invalid").join(name);
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    (name.to_owned(), decode::decode(&bytes).text.into_owned())
+}
+
+/// `sar -n TCP,ETCP` (real, sysstat 12.6.1): sar, not "none of the supported formats", and
+/// refused at its first section with what it holds and the command that captures disks.
+#[test]
+fn sar_without_device_statistics_is_recognised_and_refused_with_the_command() {
+    let (name, text) = invalid("sar-n-tcp-etcp.txt");
+    assert_eq!(sniff(&name, text.as_bytes()).map(|f| f.id()).ok(), Some("sar-text"));
+    let e = sar::read_text(&name, &text).map(|_| ()).map_err(|e| e.to_string());
+    let msg = e.err().unwrap_or_default();
+    assert_eq!(
+        msg,
+        "sar-n-tcp-etcp.txt:3:1: this is sar text, but it holds no block-device statistics (no \
+         `DEV` section with data), only `active/s passive/s iseg/s oseg/s` (line 3), \
+         `atmptf/s estres/s retrans/s isegerr/s orsts/s` (line 13): capture the disks with \
+         `sar -d -p 1 60`, or convert the day's file with `LC_ALL=C sar -d -p -f \
+         /var/log/sa/saDD` (or `sar -A`)"
+    );
+    // The CPU alone (plain `sar`, `sar -u`) says nothing of the disks either.
+    let (name, text) = invalid("sar-u-cpu-only.txt");
+    let msg = sar::read_text(&name, &text).map(|_| ()).map_err(|e| e.to_string()).err();
+    let msg = msg.unwrap_or_default();
+    assert!(msg.starts_with("sar-u-cpu-only.txt:3:1: this is sar text"), "{msg}");
+    assert!(msg.contains("only CPU (`%idle`, line 3)"), "{msg}");
+    // Every section sar writes is told from other text by its header and data line.
+    for header in [
+        "runq-sz  plist-sz   ldavg-1   ldavg-5  ldavg-15   blocked",
+        "dentunusd   file-nr  inode-nr    pty-nr",
+        "totsck    tcpsck    udpsck    rawsck   ip-frag    tcp-tw",
+        "kbhugfree kbhugused  %hugused",
+        "%scpu-10  %scpu-60 %scpu-300     %scpu",
+    ] {
+        let values = header.split_whitespace().map(|_| "1.00").collect::<Vec<_>>().join(" ");
+        let text = format!("10:00:00 {header}\n10:00:01 {values}\n");
+        assert_eq!(sniff("x", text.as_bytes()).map(|f| f.id()).ok(), Some("sar-text"), "{header}");
+    }
+    assert!(sniff("x", b"10:00:00 hello world\n10:00:01 1 2\n").is_err());
+}
+
+/// `sar -d -p -u 0` (real): one report, its rows at the header's own time, the averages
+/// since boot: read as the only sample, kept as the since-boot summary too, and said so.
+#[test]
+fn a_since_boot_report_is_read_and_said_so() {
+    let c = read("sar-dpu-since-boot.txt");
+    assert_eq!(values(&c, "vda", Metric::Iops), [235.67]);
+    close(values(&c, "vm", Metric::CpuPct)[0], 100.0 - 43.26);
+    assert_eq!(c.since_boot.as_ref().map(advisor_model::Table::len), Some(2));
+    let w: Vec<String> = c.meta.warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(
+        w[0].contains("the average since boot (`sar -d 0`)") && w[0].contains("sar -d -p 1 60"),
+        "{}",
+        w[0]
+    );
+    // A series is not: its rows come after their header's time.
+    assert!(read("sar-dpu.txt").since_boot.is_none());
+}
+
+/// The banner, header and `Average:` row of a `sar -d -p -f` (what `grep -E
+/// 'DEV|Average'` keeps): the averages are read as one sample without a time, and said so.
+#[test]
+fn averages_alone_are_read_as_one_sample_and_said_so() {
+    let c = read("sar-dp-averages-only.txt");
+    assert_eq!(values(&c, "vda", Metric::Iops), [297.0]);
+    close(values(&c, "vda", Metric::WriteMbps)[0], 61873.71 / 1024.0);
+    assert_eq!(c.table.time_ms.iter().flatten().count(), 0);
+    let w: Vec<String> = c.meta.warnings.iter().map(|w| w.to_string()).collect();
+    assert!(w.len() == 1 && w[0].contains("only the `Average:` rows"), "{w:?}");
 }
 
 #[test]

@@ -11,8 +11,9 @@ use std::fmt;
 use serde::Serialize;
 
 /// A disk's host-cache setting.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
 pub enum Cache {
+    #[default]
     None,
     ReadOnly,
     ReadWrite,
@@ -36,10 +37,11 @@ impl Cache {
 }
 
 /// What a disk is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     Os,
+    #[default]
     Data,
     Log,
     Tempdb,
@@ -140,10 +142,11 @@ impl fmt::Display for DiskKind {
 }
 
 /// How a disk can exceed its provisioned figures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BurstModel {
     /// No bursting.
+    #[default]
     None,
     /// Credit-based, on by default, up to 30 minutes at the burst figures (Premium SSD up to
     /// P20, Standard SSD up to E30).
@@ -152,8 +155,43 @@ pub enum BurstModel {
     OnDemand,
 }
 
+/// The disk controller a VM's remote disks attach through (sizes of the newer series
+/// publish other remote-storage figures for each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Controller {
+    Scsi,
+    Nvme,
+}
+
+impl Controller {
+    pub const ALL: [Controller; 2] = [Controller::Scsi, Controller::Nvme];
+
+    /// `scsi`, `nvme`: as the topology writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Scsi => "scsi",
+            Self::Nvme => "nvme",
+        }
+    }
+
+    /// `SCSI`, `NVMe`: as people write it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Scsi => "SCSI",
+            Self::Nvme => "NVMe",
+        }
+    }
+}
+
+impl fmt::Display for Controller {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// The VM's caps. `None` = not published for this size (never 0).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct VmLimits {
     /// `Standard_DS13_v2`.
     pub size: String,
@@ -168,15 +206,90 @@ pub struct VmLimits {
     pub uncached_mbps: Option<f64>,
     pub uncached_burst_iops: Option<f64>,
     pub uncached_burst_mbps: Option<f64>,
+    /// The remote limits of Premium SSD v2 and Ultra disks, where the size's page publishes
+    /// them apart from the Premium SSD ones (for the same controller as `uncached_*`).
+    pub uncached_v2_iops: Option<f64>,
+    pub uncached_v2_mbps: Option<f64>,
+    pub uncached_v2_burst_iops: Option<f64>,
+    pub uncached_v2_burst_mbps: Option<f64>,
+    /// The controller whose remote figures `uncached_*` are (`None`: the size publishes one
+    /// set, or the topology does not say and the disk names do not show it).
+    pub controller: Option<Controller>,
+    /// Which remote figures `uncached_*` are and why, in a sentence a report can quote.
+    pub uncached_basis: String,
+    /// The temp disk's own limits (v4+ pages): read, and write where published.
+    pub temp_iops: Option<f64>,
+    pub temp_mbps: Option<f64>,
+    pub temp_write_iops: Option<f64>,
+    pub temp_write_mbps: Option<f64>,
+    /// Local NVMe data disks (Lsv2, Lsv3, Lasv3): count and their figures together.
+    pub local_nvme_disks: Option<u32>,
+    pub local_nvme_iops: Option<f64>,
+    pub local_nvme_mbps: Option<f64>,
+    /// `current`, `previous` (previous generation) or `retired`.
+    pub status: String,
     pub premium_storage: bool,
     pub host_caching: bool,
     /// Figures the topology replaced.
     pub overridden: Vec<String>,
     pub source: Vec<String>,
+    /// False for a size the catalog lacks: its figures are unknown unless the topology
+    /// gave them, and the rules that need them say so.
+    pub in_catalog: bool,
+}
+
+impl VmLimits {
+    /// The VM's uncached limits for a disk of this kind: Premium SSD v2 and Ultra disks get
+    /// the figures the size publishes for them, where it does; every other disk (and v2 /
+    /// Ultra on sizes without their own figures) the uncached ones. With the sentence saying
+    /// which.
+    pub fn uncached_for(&self, kind: Option<DiskKind>) -> VmUncached {
+        let v2 = kind.is_some_and(DiskKind::is_provisioned)
+            && (self.uncached_v2_iops.is_some() || self.uncached_v2_mbps.is_some());
+        if v2 {
+            VmUncached {
+                iops: self.uncached_v2_iops,
+                mbps: self.uncached_v2_mbps,
+                burst_iops: self.uncached_v2_burst_iops,
+                burst_mbps: self.uncached_v2_burst_mbps,
+                basis: format!(
+                    "{}'s Premium SSD v2 and Ultra Disk limits, which its page publishes apart from the Premium SSD ones ({})",
+                    self.size, self.uncached_basis
+                ),
+            }
+        } else {
+            let why = match kind {
+                Some(k) if k.is_provisioned() => format!(
+                    "{}'s uncached limits: its page publishes no separate {} figures ({})",
+                    self.size,
+                    k.label(),
+                    self.uncached_basis
+                ),
+                _ => format!("{}'s uncached limits ({})", self.size, self.uncached_basis),
+            };
+            VmUncached {
+                iops: self.uncached_iops,
+                mbps: self.uncached_mbps,
+                burst_iops: self.uncached_burst_iops,
+                burst_mbps: self.uncached_burst_mbps,
+                basis: why,
+            }
+        }
+    }
+}
+
+/// The VM's uncached limits that apply to one disk, and which they are.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct VmUncached {
+    pub iops: Option<f64>,
+    pub mbps: Option<f64>,
+    pub burst_iops: Option<f64>,
+    pub burst_mbps: Option<f64>,
+    pub basis: String,
 }
 
 /// Where a disk's figures come from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FigureOrigin {
     /// The SKU's catalog row.
@@ -186,11 +299,12 @@ pub enum FigureOrigin {
     /// Premium SSD v2's free baseline, assumed because the topology gave no figures.
     Baseline,
     /// Not known (no SKU, or Ultra without figures).
+    #[default]
     Unknown,
 }
 
 /// One remote disk's caps and settings.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct DiskLimits {
     pub name: String,
     pub role: Role,
@@ -220,6 +334,11 @@ pub struct DiskLimits {
     pub burst_mbps: Option<f64>,
     /// The pool the disk is a member of.
     pub pool: Option<String>,
+    /// The controller the topology names for the disk (`controller = "nvme"`).
+    pub controller: Option<Controller>,
+    /// The VM's uncached limits that apply to this disk's kind (`None` without a VM size):
+    /// Premium SSD v2 / Ultra figures where the size publishes them, else the uncached ones.
+    pub vm_uncached: Option<VmUncached>,
     pub source: Vec<String>,
 }
 

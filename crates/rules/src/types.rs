@@ -345,6 +345,25 @@ word_enum!(
         UncachedMbps = "uncached_mbps",
         UncachedBurstIops = "uncached_burst_iops",
         UncachedBurstMbps = "uncached_burst_mbps",
+        /// Premium SSD v2 / Ultra remote limits, where the size's page publishes them apart.
+        UncachedV2Iops = "uncached_v2_iops",
+        UncachedV2Mbps = "uncached_v2_mbps",
+        UncachedV2BurstIops = "uncached_v2_burst_iops",
+        UncachedV2BurstMbps = "uncached_v2_burst_mbps",
+        /// `scsi` or `nvme`: the controller whose remote figures `vm.uncached_*` are.
+        Controller = "controller",
+        /// which remote figures `vm.uncached_*` are, and why (text for evidence).
+        UncachedBasis = "uncached_basis",
+        /// the temp disk's own limits (v4+ sizes): read, and write where published.
+        TempIops = "temp_iops",
+        TempMbps = "temp_mbps",
+        TempWriteIops = "temp_write_iops",
+        TempWriteMbps = "temp_write_mbps",
+        /// the local NVMe data disks' figures together (Lsv2, Lsv3, Lasv3).
+        LocalNvmeIops = "local_nvme_iops",
+        LocalNvmeMbps = "local_nvme_mbps",
+        /// `current`, `previous` or `retired`.
+        Status = "status",
         CacheSize = "cache_size",
         TempSize = "temp_size",
         MaxDataDisks = "max_data_disks",
@@ -386,6 +405,14 @@ word_enum!(
         LatencyNorm = "latency_norm",
         IsStandard = "is_standard",
         InPool = "in_pool",
+        /// the VM's uncached limits that apply to this disk: the Premium SSD v2 / Ultra
+        /// figures for such a disk where the size publishes them, else `vm.uncached_*`.
+        VmUncachedIops = "vm_uncached_iops",
+        VmUncachedMbps = "vm_uncached_mbps",
+        VmUncachedBurstIops = "vm_uncached_burst_iops",
+        VmUncachedBurstMbps = "vm_uncached_burst_mbps",
+        /// which VM figures `disk.vm_uncached_*` are, and why (text for evidence).
+        VmUncachedBasis = "vm_uncached_basis",
     }
 );
 
@@ -472,27 +499,51 @@ impl Field {
         use Dim::*;
         match self {
             Self::Vm(f) => match f {
-                VmField::Size | VmField::Family => Text,
+                VmField::Size
+                | VmField::Family
+                | VmField::Controller
+                | VmField::UncachedBasis
+                | VmField::Status => Text,
                 VmField::CachedIops
                 | VmField::UncachedIops
                 | VmField::UncachedBurstIops
+                | VmField::UncachedV2Iops
+                | VmField::UncachedV2BurstIops
+                | VmField::TempIops
+                | VmField::TempWriteIops
+                | VmField::LocalNvmeIops
                 | VmField::ProvisionedIops => Rate,
                 VmField::CachedMbps
                 | VmField::UncachedMbps
                 | VmField::UncachedBurstMbps
+                | VmField::UncachedV2Mbps
+                | VmField::UncachedV2BurstMbps
+                | VmField::TempMbps
+                | VmField::TempWriteMbps
+                | VmField::LocalNvmeMbps
                 | VmField::ProvisionedMbps => Throughput,
                 VmField::CacheSize | VmField::TempSize | VmField::Memory => Size,
                 VmField::MaxDataDisks | VmField::Vcpu => Count,
                 VmField::TempDisk => Element(ElementKind::Disk),
             },
             Self::Disk(f) => match f {
-                DiskField::Name | DiskField::Sku | DiskField::Tier | DiskField::BurstModel => Text,
+                DiskField::Name
+                | DiskField::Sku
+                | DiskField::Tier
+                | DiskField::BurstModel
+                | DiskField::VmUncachedBasis => Text,
                 DiskField::LatencyNorm => Time,
                 DiskField::Cache | DiskField::CacheSetting => Cache,
                 DiskField::Role => Role,
                 DiskField::Size => Size,
-                DiskField::IopsCap | DiskField::BurstIops => Rate,
-                DiskField::MbpsCap | DiskField::BurstMbps => Throughput,
+                DiskField::IopsCap
+                | DiskField::BurstIops
+                | DiskField::VmUncachedIops
+                | DiskField::VmUncachedBurstIops => Rate,
+                DiskField::MbpsCap
+                | DiskField::BurstMbps
+                | DiskField::VmUncachedMbps
+                | DiskField::VmUncachedBurstMbps => Throughput,
                 DiskField::IsStandard
                 | DiskField::InPool
                 | DiskField::CanCache

@@ -80,7 +80,8 @@ pub(crate) struct AnalyzeForm {
     #[schema(value_type = Option<String>, format = Binary)]
     topology: Option<Vec<u8>>,
     /// The VM size (e.g. Standard_DS13_v2): alone, the VM's caps; with `topology`, it
-    /// replaces the file's size; with the disks table, the table's VM.
+    /// replaces the file's size; with the disks table, the table's VM. A size the catalog
+    /// lacks is kept: its caps are listed as not evaluated, with the reason.
     vm: Option<String>,
     /// The local temp disk's name in the captures (with `vm`).
     temp_disk: Option<String>,

@@ -15,8 +15,11 @@ use serde::Serialize;
 use crate::suggest::did_you_mean;
 
 mod csv_cells;
+mod vm_size;
 
-use csv_cells::{DISK_COLUMNS, VM_COLUMNS, apply_source, parse_size, set_f64, set_u32};
+use csv_cells::{DISK_COLUMNS, VM_COLUMNS, apply_source, parse_size, set_bool, set_f64, set_u32};
+pub(crate) use vm_size::storage_class_of;
+pub use vm_size::{CachedGap, RemoteFigures, SizeStatus, VmSize};
 
 #[derive(RustEmbed)]
 #[folder = "catalog/"]
@@ -39,32 +42,6 @@ pub fn builtin_csv(file: &str) -> Option<String> {
 pub const HOST_CACHE_MAX_GIB: f64 = 4096.0;
 /// The largest Premium SSD that uses credit-based bursting (P20); larger ones burst on demand.
 pub const CREDIT_BURST_MAX_PREMIUM_GIB: f64 = 512.0;
-
-/// One Azure VM size and its storage limits. Throughput in MB/s as Azure publishes it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct VmSize {
-    /// Canonical name, e.g. `Standard_DS13_v2`, or `Standard_E2bs_v5:nvme` for the NVMe
-    /// controller figures of a size that publishes both.
-    pub name: String,
-    pub vcpu: Option<u32>,
-    pub memory_gib: Option<f64>,
-    /// Local temp disk size; `Some(0)` when the size has none.
-    pub temp_gib: Option<f64>,
-    pub max_data_disks: Option<u32>,
-    /// Cached and temp storage limit (host cache + temp disk). `None` where Microsoft
-    /// publishes none: [`VmSize::cached_gap`] says why.
-    pub cached_iops: Option<f64>,
-    pub cached_mbps: Option<f64>,
-    pub cache_gib: Option<f64>,
-    /// Remote (uncached) disk limit.
-    pub uncached_iops: Option<f64>,
-    pub uncached_mbps: Option<f64>,
-    /// VM-level credit burst for uncached IO (up to 30 minutes).
-    pub uncached_burst_iops: Option<f64>,
-    pub uncached_burst_mbps: Option<f64>,
-    /// Where the figures come from: `repo:path` entries, and `file:line` for user rows.
-    pub source: Vec<String>,
-}
 
 /// The kind a catalog row's tier column names (`Premium SSD v2`, `Standard HDD`, ...).
 fn kind_from_tier(tier: &str) -> Option<DiskKind> {
@@ -144,183 +121,6 @@ impl DiskSku {
     }
 }
 
-impl VmSize {
-    /// The name without `Standard_` and without a `:nvme` suffix.
-    pub fn short_name(&self) -> &str {
-        let n = strip_standard(&self.name);
-        n.split(':').next().unwrap_or(n)
-    }
-
-    /// `nvme` for the NVMe-controller row of a size that publishes both.
-    pub fn controller(&self) -> Option<&str> {
-        self.name.split_once(':').map(|(_, c)| c)
-    }
-
-    fn parts(&self) -> Option<NameParts<'_>> {
-        NameParts::parse(self.short_name())
-    }
-
-    /// The series as Azure names it: `DSv2`, `Dsv3`, `Easv5`, `Ebdsv5`, `DS` (v1), `M`.
-    pub fn series(&self) -> String {
-        match self.parts() {
-            Some(p) => {
-                let features: String = p.features.chars().filter(|c| *c != 'i').collect();
-                let mut s = format!("{}{}", p.family, features);
-                if let Some(v) = p.version {
-                    s.push('v');
-                    s.push_str(v);
-                }
-                s
-            }
-            None => self.short_name().to_owned(),
-        }
-    }
-
-    fn family_version(&self) -> String {
-        match self.parts() {
-            Some(p) => match p.version {
-                Some(v) => format!("{}v{v}", p.family),
-                None => p.family.to_owned(),
-            },
-            None => self.short_name().to_owned(),
-        }
-    }
-
-    /// Whether the size can attach Premium SSD (and v2 / Ultra) disks: by Azure's naming,
-    /// an `s` among the additive features (`D2s_v3`, `E16as_v5`), the older `DS`/`GS`
-    /// families, and the M series, whose every size supports it.
-    pub fn premium_storage(&self) -> bool {
-        match self.parts() {
-            Some(p) => {
-                p.features.contains('s')
-                    || matches!(p.family, "DS" | "GS")
-                    || p.family.starts_with('M')
-            }
-            None => true,
-        }
-    }
-
-    /// Whether disks on this size can use host caching: not on the L series (v1, v2, v3)
-    /// nor on B v1 (their feature tables say so), nor without premium storage.
-    pub fn host_caching(&self) -> bool {
-        match self.parts() {
-            Some(p) => {
-                let b_v1 = p.family == "B" && p.version.is_none();
-                self.premium_storage() && p.family != "L" && !b_v1
-            }
-            None => true,
-        }
-    }
-
-    /// Why the catalog has no cached limit for this size (`None` when it has one). Both
-    /// cached figures are missing together for every built-in row.
-    pub fn cached_gap(&self) -> Option<CachedGap> {
-        if self.cached_iops.is_some() || self.cached_mbps.is_some() {
-            return None;
-        }
-        Some(if !self.host_caching() {
-            CachedGap::NoHostCaching
-        } else {
-            match self.temp_gib {
-                Some(t) if t > 0.0 => CachedGap::TempOnly,
-                Some(_) => CachedGap::NoTempDisk,
-                None => CachedGap::NotPublished,
-            }
-        })
-    }
-
-    /// [`VmSize::cached_gap`] as the sentence a user reads, naming the series as people
-    /// know it (`B-series v1` rather than `Bms`).
-    pub fn cached_gap_reason(&self) -> Option<String> {
-        let gap = self.cached_gap()?;
-        let label = match self.parts() {
-            Some(p) if p.family == "B" && p.version.is_none() => "B-series v1".to_owned(),
-            _ => self.series(),
-        };
-        Some(gap.reason(&label))
-    }
-
-    /// Whether `--series X` selects this size: the series (`Easv5`), or the family and
-    /// version (`Ev5`, `DS`), case-insensitively.
-    pub fn in_series(&self, series: &str) -> bool {
-        self.series().eq_ignore_ascii_case(series)
-            || self.family_version().eq_ignore_ascii_case(series)
-    }
-}
-
-/// Why a VM size has no cached limit (the "cached and temp storage" IOPS and MB/s shared by
-/// host-cached disks and the temp disk). See `../shared/catalog/NOTES.md`, sections 4, 8, 9.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CachedGap {
-    /// The series cannot use host caching (B v1, the L series): what its pages publish for
-    /// local storage is the local disks' own throughput, not a cached limit.
-    NoHostCaching,
-    /// Host caching works and the size has a temp disk, but its current page gives only
-    /// temp-storage figures and no cached limit (Ddsv4 and Edsv4 since the 2020 "cached and
-    /// temp storage" column was renamed "temp storage", Ddsv5, Edsv5, Ddsv6, ...).
-    TempOnly,
-    /// No cached limit on the size's page, and no temp disk beside the remote disks (most
-    /// v5 and v6 sizes without a local disk).
-    NoTempDisk,
-    /// No cached limit, and the temp disk is not known either (a user's catalog row).
-    NotPublished,
-}
-
-impl CachedGap {
-    /// One sentence a user reads after "no cached limit": why the catalog has none.
-    pub fn reason(self, series: &str) -> String {
-        match self {
-            Self::NoHostCaching => format!(
-                "{series} does not support host caching; what Microsoft publishes for its local storage is the local disks' own throughput, not a cached limit, and the catalog does not carry it"
-            ),
-            Self::TempOnly if matches!(series, "Ddsv4" | "Edsv4") => format!(
-                "Microsoft publishes only temp-storage figures for {series}, no limit for host-cached disks: the 2020 pages' \"cached and temp storage\" column was renamed \"temp storage\" and no cached limit replaced it"
-            ),
-            Self::TempOnly => format!(
-                "Microsoft publishes only temp-storage figures for {series}, no limit for host-cached disks"
-            ),
-            Self::NoTempDisk => format!(
-                "Microsoft's size table for {series} gives no cached limit (the size has no temp disk; its remote disks are capped by the uncached figures)"
-            ),
-            Self::NotPublished => {
-                format!("Microsoft's size table for {series} gives no cached limit")
-            }
-        }
-    }
-}
-
-/// `DS13_v2` -> family `DS`, features ``, version `2`; `E16as_v5` -> `E`, `as`, `5`;
-/// `M64ms` -> `M`, `ms`, none; `E4-2s_v3` (constrained vCPU) -> `E`, `s`, `3`.
-#[derive(Debug)]
-struct NameParts<'a> {
-    family: &'a str,
-    features: &'a str,
-    version: Option<&'a str>,
-}
-
-impl<'a> NameParts<'a> {
-    fn parse(name: &'a str) -> Option<Self> {
-        let (body, version) = match name.rsplit_once("_v") {
-            Some((b, v)) if !v.is_empty() && v.bytes().all(|c| c.is_ascii_digit()) => (b, Some(v)),
-            _ => (name, None),
-        };
-        let fam_end = body.find(|c: char| !c.is_ascii_uppercase())?;
-        let family = &body[..fam_end];
-        let rest = &body[fam_end..];
-        let feat_start =
-            rest.find(|c: char| !(c.is_ascii_digit() || c == '-')).unwrap_or(rest.len());
-        if feat_start == 0 || family.is_empty() {
-            return None;
-        }
-        let features = &rest[feat_start..];
-        if !features.bytes().all(|c| c.is_ascii_lowercase()) {
-            return None;
-        }
-        Some(Self { family, features, version })
-    }
-}
-
 /// Where a catalog figure went wrong: a CSV cell of the built-in or a user's file.
 #[derive(Debug, thiserror::Error)]
 #[error("{file}{}: {message}", if *line > 0 { format!(":{line}") } else { String::new() })]
@@ -368,6 +168,8 @@ pub enum SkuRef<'a> {
 #[derive(Debug, Clone, Default)]
 pub struct Catalog {
     vms: BTreeMap<String, VmSize>,
+    /// `name:nvme` views of the sizes that publish NVMe-controller figures.
+    nvme_views: BTreeMap<String, VmSize>,
     disks: BTreeMap<String, DiskSku>,
 }
 
@@ -503,28 +305,28 @@ impl Catalog {
         row: &BTreeMap<&str, &str>,
         origin: Option<String>,
     ) -> Result<(), String> {
-        let name = row.get("size").ok_or("empty `size`")?.to_string();
-        let name = if strip_standard(&name).len() == name.len() {
-            format!("Standard_{name}")
+        let given = row.get("size").ok_or("empty `size`")?.trim().to_string();
+        // `X:nvme` rows (the shared catalog's form) give the NVMe-controller figures of X.
+        let (given, controller) = match given.split_once(':') {
+            Some((n, c)) if c.eq_ignore_ascii_case("nvme") => (n.to_owned(), Some(true)),
+            Some((n, c)) if c.eq_ignore_ascii_case("scsi") => (n.to_owned(), Some(false)),
+            Some((_, c)) => {
+                return Err(format!("`size`: `:{c}` is not a controller (nvme or scsi)"));
+            }
+            None => (given, None),
+        };
+        let name = if strip_standard(&given).len() != given.len() {
+            given
+        } else if given.len() > 6 && given[..6].eq_ignore_ascii_case("basic_") {
+            format!("Basic_{}", &given[6..])
         } else {
-            name
+            format!("Standard_{given}")
         };
         let key = vm_key(&name);
-        let mut vm = self.vms.get(&key).cloned().unwrap_or_else(|| VmSize {
-            name: name.clone(),
-            vcpu: None,
-            memory_gib: None,
-            temp_gib: None,
-            max_data_disks: None,
-            cached_iops: None,
-            cached_mbps: None,
-            cache_gib: None,
-            uncached_iops: None,
-            uncached_mbps: None,
-            uncached_burst_iops: None,
-            uncached_burst_mbps: None,
-            source: Vec::new(),
-        });
+        let mut vm = self.vms.get(&key).cloned().unwrap_or_else(|| VmSize::named(&name));
+        if let Some(s) = row.get("status") {
+            vm.status = SizeStatus::parse(s)?;
+        }
         set_u32(row, "vcpu", &mut vm.vcpu)?;
         set_f64(row, "memory_gib", &mut vm.memory_gib)?;
         set_f64(row, "temp_gib", &mut vm.temp_gib)?;
@@ -532,11 +334,65 @@ impl Catalog {
         set_f64(row, "cached_iops", &mut vm.cached_iops)?;
         set_f64(row, "cached_mbps", &mut vm.cached_mbps)?;
         set_f64(row, "cache_gib", &mut vm.cache_gib)?;
-        set_f64(row, "uncached_iops", &mut vm.uncached_iops)?;
-        set_f64(row, "uncached_mbps", &mut vm.uncached_mbps)?;
-        set_f64(row, "uncached_burst_iops", &mut vm.uncached_burst_iops)?;
-        set_f64(row, "uncached_burst_mbps", &mut vm.uncached_burst_mbps)?;
+        {
+            let n = &mut vm.nvme;
+            let nvme_row = controller == Some(true);
+            let (iops, mbps, biops, bmbps, v2i, v2m, v2bi, v2bm) = if nvme_row {
+                (
+                    &mut n.iops,
+                    &mut n.mbps,
+                    &mut n.burst_iops,
+                    &mut n.burst_mbps,
+                    &mut n.v2_iops,
+                    &mut n.v2_mbps,
+                    &mut n.v2_burst_iops,
+                    &mut n.v2_burst_mbps,
+                )
+            } else {
+                (
+                    &mut vm.uncached_iops,
+                    &mut vm.uncached_mbps,
+                    &mut vm.uncached_burst_iops,
+                    &mut vm.uncached_burst_mbps,
+                    &mut vm.uncached_v2_iops,
+                    &mut vm.uncached_v2_mbps,
+                    &mut vm.uncached_v2_burst_iops,
+                    &mut vm.uncached_v2_burst_mbps,
+                )
+            };
+            set_f64(row, "uncached_iops", iops)?;
+            set_f64(row, "uncached_mbps", mbps)?;
+            set_f64(row, "uncached_burst_iops", biops)?;
+            set_f64(row, "uncached_burst_mbps", bmbps)?;
+            set_f64(row, "uncached_v2_iops", v2i)?;
+            set_f64(row, "uncached_v2_mbps", v2m)?;
+            set_f64(row, "uncached_v2_burst_iops", v2bi)?;
+            set_f64(row, "uncached_v2_burst_mbps", v2bm)?;
+        }
+        let n = &mut vm.nvme;
+        set_f64(row, "nvme_uncached_iops", &mut n.iops)?;
+        set_f64(row, "nvme_uncached_mbps", &mut n.mbps)?;
+        set_f64(row, "nvme_uncached_burst_iops", &mut n.burst_iops)?;
+        set_f64(row, "nvme_uncached_burst_mbps", &mut n.burst_mbps)?;
+        set_f64(row, "nvme_uncached_v2_iops", &mut n.v2_iops)?;
+        set_f64(row, "nvme_uncached_v2_mbps", &mut n.v2_mbps)?;
+        set_f64(row, "nvme_uncached_v2_burst_iops", &mut n.v2_burst_iops)?;
+        set_f64(row, "nvme_uncached_v2_burst_mbps", &mut n.v2_burst_mbps)?;
+        set_u32(row, "temp_disks", &mut vm.temp_disks)?;
+        set_f64(row, "temp_iops", &mut vm.temp_iops)?;
+        set_f64(row, "temp_mbps", &mut vm.temp_mbps)?;
+        set_f64(row, "temp_write_iops", &mut vm.temp_write_iops)?;
+        set_f64(row, "temp_write_mbps", &mut vm.temp_write_mbps)?;
+        set_u32(row, "local_nvme_disks", &mut vm.local_nvme_disks)?;
+        set_f64(row, "local_nvme_disk_gb", &mut vm.local_nvme_disk_gb)?;
+        set_f64(row, "local_nvme_iops", &mut vm.local_nvme_iops)?;
+        set_f64(row, "local_nvme_mbps", &mut vm.local_nvme_mbps)?;
+        set_bool(row, "premium_storage", &mut vm.premium_storage_stated)?;
+        set_bool(row, "premium_storage_caching", &mut vm.premium_caching_stated)?;
         apply_source(&mut vm.source, row.get("source").copied(), origin)?;
+        if vm.nvme.any() {
+            self.nvme_views.insert(format!("{key}:nvme"), vm.nvme_view());
+        }
         self.vms.insert(key, vm);
         Ok(())
     }
@@ -592,9 +448,18 @@ impl Catalog {
         Ok(())
     }
 
-    /// A VM size, matched case-insensitively with or without `Standard_`.
+    /// A VM size, matched case-insensitively with or without `Standard_`. `X:nvme` is the
+    /// view of X with its NVMe-controller figures as the remote ones (for a size that
+    /// publishes them); `X:scsi` is X.
     pub fn vm(&self, name: &str) -> Result<&VmSize, UnknownName> {
         let key = vm_key(name);
+        if let Some(v) = self.nvme_views.get(&key) {
+            return Ok(v);
+        }
+        let key = match key.strip_suffix(":scsi") {
+            Some(base) => base.to_owned(),
+            None => key,
+        };
         self.vms.get(&key).ok_or_else(|| UnknownName {
             what: "VM size",
             name: name.to_owned(),
@@ -602,14 +467,21 @@ impl Catalog {
         })
     }
 
+    /// The size a misspelt name most likely meant, of the same storage class as the name
+    /// says (a size without Premium Storage is never "corrected" to one with it, whose
+    /// cached and uncached figures would judge disks it cannot attach, nor the reverse).
     fn suggest_vm(&self, key: &str) -> Option<String> {
+        let class = storage_class_of(key);
+        let same = |v: &VmSize| class.is_none_or(|premium| v.premium_storage() == premium);
         // Same letters, other punctuation (`DS13v2`, `ds13-v2`): the likeliest slip.
         let squash = |s: &str| s.chars().filter(|c| c.is_ascii_alphanumeric()).collect::<String>();
         let sq = squash(key);
-        if let Some(vm) = self.vms.iter().find(|(k, _)| squash(k) == sq).map(|(_, v)| v) {
+        if let Some(vm) = self.vms.iter().find(|(k, v)| squash(k) == sq && same(v)).map(|(_, v)| v)
+        {
             return Some(vm.name.clone());
         }
-        let best = did_you_mean(key, self.vms.keys().map(String::as_str))?;
+        let keys = self.vms.iter().filter(|(_, v)| same(v)).map(|(k, _)| k.as_str());
+        let best = did_you_mean(key, keys)?;
         self.vms.get(best).map(|v| v.name.clone())
     }
 

@@ -62,6 +62,8 @@ fn disk_spec(d: &DiskEntry) -> DiskSpec {
         // The upload form has no Write Accelerator column: not given, as in a file without it.
         write_accelerator: None,
         lun: d.lun,
+        // Nor a controller column: the disk names or a topology file say it.
+        controller: None,
     }
 }
 

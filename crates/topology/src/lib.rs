@@ -12,6 +12,7 @@
 //!   warnings for disks no capture mentions and busy targets the topology lacks.
 
 mod catalog;
+mod controller;
 mod documents;
 mod entries;
 mod error;
@@ -25,12 +26,13 @@ mod topology;
 // The limit types and their words live in `advisor_model::limits` (the rules read them
 // without this crate); re-exported so topology users name them here as before.
 pub use advisor_model::limits::{
-    BurstModel, Cache, DiskKind, DiskLimits, FigureOrigin, PoolLimits, Role, VmLimits,
+    BurstModel, Cache, Controller, DiskKind, DiskLimits, FigureOrigin, PoolLimits, Role, VmLimits,
+    VmUncached,
 };
 pub use catalog::{
     BUILTIN_FILES, CREDIT_BURST_MAX_PREMIUM_GIB, CachedGap, Catalog, CatalogError, DiskSku,
-    HOST_CACHE_MAX_GIB, SizeRange, SkuRef, UnknownName, VmSize, builtin_csv, fmt_num, fmt_opt,
-    sku_key, vm_key,
+    HOST_CACHE_MAX_GIB, RemoteFigures, SizeRange, SizeStatus, SkuRef, UnknownName, VmSize,
+    builtin_csv, fmt_num, fmt_opt, sku_key, vm_key,
 };
 pub use documents::{DocumentKind, Merged, detect_kind, merge_documents};
 pub use entries::DiskEntry;

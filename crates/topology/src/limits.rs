@@ -8,7 +8,7 @@
 use serde::Serialize;
 
 use advisor_model::limits::{
-    BurstModel, DiskKind, DiskLimits, FigureOrigin, PoolLimits, Role, VmLimits,
+    BurstModel, Controller, DiskKind, DiskLimits, FigureOrigin, PoolLimits, Role, VmLimits,
 };
 
 use crate::catalog::{DiskSku, VmSize};
@@ -48,6 +48,9 @@ pub struct Budget {
     pub mbps: Option<f64>,
     pub burst_iops: Option<f64>,
     pub burst_mbps: Option<f64>,
+    /// Which VM figures `iops` / `mbps` are and why (the uncached budget of disks that are
+    /// all Premium SSD v2 or Ultra takes the figures a size publishes for them).
+    pub basis: Option<String>,
     /// Names (as in the topology) of everything whose IO counts against it.
     pub members: Vec<String>,
     /// Sum of the members' disk caps (known ones; the temp disk has none).
@@ -128,12 +131,20 @@ impl Limits {
 impl Topology {
     /// The figures rules read.
     pub fn limits(&self) -> Limits {
-        let vm = self.vm.as_ref().map(|v| vm_limits(&v.size, &v.overridden));
+        let controller = self.controller();
+        let vm = self
+            .vm
+            .as_ref()
+            .map(|v| vm_limits(&v.size, &v.overridden, v.in_catalog, controller.as_ref()));
         let mut disks: Vec<DiskLimits> = self
             .disks
             .iter()
             .filter(|d| d.role != Role::Temp)
-            .map(|d| disk_limits(self, d))
+            .map(|d| {
+                let mut l = disk_limits(self, d);
+                l.vm_uncached = vm.as_ref().map(|v| v.uncached_for(d.kind));
+                l
+            })
             .collect();
         for pool in &self.pools {
             for m in pool.members.iter().flatten() {
@@ -152,9 +163,14 @@ impl Topology {
         let mut uncached = budget(BudgetKind::Uncached, &all);
         if let Some(vm) = &vm {
             (cached.iops, cached.mbps) = (vm.cached_iops, vm.cached_mbps);
-            (uncached.iops, uncached.mbps) = (vm.uncached_iops, vm.uncached_mbps);
-            (uncached.burst_iops, uncached.burst_mbps) =
-                (vm.uncached_burst_iops, vm.uncached_burst_mbps);
+            // Disks that are all Premium SSD v2 / Ultra meet the figures the size publishes
+            // for them; any other disk among them keeps the Premium SSD ones.
+            let all_v2 = !disks.is_empty()
+                && disks.iter().all(|d| d.kind.is_some_and(DiskKind::is_provisioned));
+            let u = vm.uncached_for(if all_v2 { Some(DiskKind::PremiumSsdV2) } else { None });
+            (uncached.iops, uncached.mbps) = (u.iops, u.mbps);
+            (uncached.burst_iops, uncached.burst_mbps) = (u.burst_iops, u.burst_mbps);
+            uncached.basis = Some(u.basis);
         }
         let pools = self
             .pools
@@ -240,6 +256,7 @@ fn budget(kind: BudgetKind, disks: &[&DiskLimits]) -> Budget {
         mbps: None,
         burst_iops: None,
         burst_mbps: None,
+        basis: None,
         members: disks.iter().map(|d| d.name.clone()).collect(),
         provisioned_iops: sum(|d| d.iops),
         provisioned_mbps: sum(|d| d.mbps),
@@ -251,7 +268,50 @@ fn budget(kind: BudgetKind, disks: &[&DiskLimits]) -> Budget {
     }
 }
 
-fn vm_limits(s: &VmSize, overridden: &[String]) -> VmLimits {
+/// The VM's limits, the remote ones for the controller the disks use: the NVMe figures
+/// when the topology (or the disk names) say NVMe and the size publishes them, else the
+/// size's default set (SCSI where both are published). Figures the topology's `[vm]`
+/// overrides stay as written.
+fn vm_limits(
+    s: &VmSize,
+    overridden: &[String],
+    in_catalog: bool,
+    controller: Option<&(Controller, String)>,
+) -> VmLimits {
+    let both = s.nvme.any();
+    let nvme_only = both && s.nvme == s.remote();
+    let mut r = s.remote();
+    let (chosen, basis) = match (controller, both) {
+        (Some((Controller::Nvme, why)), true) => {
+            let n = s.nvme;
+            let keep = |key: &str, given: Option<f64>, nvme: Option<f64>| {
+                if overridden.iter().any(|o| o == key) { given } else { nvme }
+            };
+            r.iops = keep("uncached_iops", r.iops, n.iops);
+            r.mbps = keep("uncached_mbps", r.mbps, n.mbps);
+            r.burst_iops = keep("uncached_burst_iops", r.burst_iops, n.burst_iops);
+            r.burst_mbps = keep("uncached_burst_mbps", r.burst_mbps, n.burst_mbps);
+            (r.v2_iops, r.v2_mbps, r.v2_burst_iops, r.v2_burst_mbps) =
+                (n.v2_iops, n.v2_mbps, n.v2_burst_iops, n.v2_burst_mbps);
+            (Some(Controller::Nvme), format!("its NVMe-controller figures: {why}"))
+        }
+        (_, true) if nvme_only => (
+            Some(Controller::Nvme),
+            "its NVMe-controller figures, the only ones its page publishes".to_owned(),
+        ),
+        (Some((Controller::Scsi, why)), true) => {
+            (Some(Controller::Scsi), format!("its SCSI-controller figures: {why}"))
+        }
+        (None, true) => (
+            None,
+            "its SCSI-controller figures: its page publishes SCSI and NVMe figures and the topology does not say which controller the disks use (controller = \"nvme\" on a [[disk]] picks the NVMe ones)".to_owned(),
+        ),
+        (Some((c, why)), false) => (
+            Some(*c),
+            format!("the only remote figures its page publishes, not per controller ({why})"),
+        ),
+        (None, false) => (None, "the remote figures its page publishes".to_owned()),
+    };
     VmLimits {
         size: s.name.clone(),
         series: s.series(),
@@ -261,14 +321,29 @@ fn vm_limits(s: &VmSize, overridden: &[String]) -> VmLimits {
         cache_gib: s.cache_gib,
         cached_iops: s.cached_iops,
         cached_mbps: s.cached_mbps,
-        uncached_iops: s.uncached_iops,
-        uncached_mbps: s.uncached_mbps,
-        uncached_burst_iops: s.uncached_burst_iops,
-        uncached_burst_mbps: s.uncached_burst_mbps,
+        uncached_iops: r.iops,
+        uncached_mbps: r.mbps,
+        uncached_burst_iops: r.burst_iops,
+        uncached_burst_mbps: r.burst_mbps,
+        uncached_v2_iops: r.v2_iops,
+        uncached_v2_mbps: r.v2_mbps,
+        uncached_v2_burst_iops: r.v2_burst_iops,
+        uncached_v2_burst_mbps: r.v2_burst_mbps,
+        controller: chosen,
+        uncached_basis: basis,
+        temp_iops: s.temp_iops,
+        temp_mbps: s.temp_mbps,
+        temp_write_iops: s.temp_write_iops,
+        temp_write_mbps: s.temp_write_mbps,
+        local_nvme_disks: s.local_nvme_disks,
+        local_nvme_iops: s.local_nvme_iops,
+        local_nvme_mbps: s.local_nvme_mbps,
+        status: s.status.as_str().to_owned(),
         premium_storage: s.premium_storage(),
         host_caching: s.host_caching(),
         overridden: overridden.to_vec(),
         source: s.source.clone(),
+        in_catalog,
     }
 }
 
@@ -344,6 +419,8 @@ fn disk_limits(t: &Topology, d: &Disk) -> DiskLimits {
         burst_iops,
         burst_mbps,
         pool: None,
+        controller: d.controller,
+        vm_uncached: None,
         source,
     }
 }

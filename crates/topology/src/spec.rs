@@ -49,6 +49,9 @@ pub(crate) struct DiskSpec {
     pub(crate) write_accelerator: Option<bool>,
     /// The disk's LUN on the VM (Azure's slot number; platform metrics are per LUN).
     pub(crate) lun: Option<u32>,
+    /// `scsi` or `nvme`: the controller the disk attaches through (picks the size's
+    /// per-controller remote figures).
+    pub(crate) controller: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

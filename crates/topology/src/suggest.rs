@@ -1,4 +1,6 @@
-//! "Did you mean" for misspelt names.
+//! "Did you mean" for misspelt names. VM sizes are offered only among sizes of the storage
+//! class the name says (`Catalog::vm`'s suggestion): the candidates are chosen there, the
+//! closest of them here.
 
 /// The candidate closest to `input` (case-insensitive), when it is close enough to be a
 /// likely slip: an edit distance of at most a third of the longer name, and at least one.

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::path::Path;
 
-use advisor_model::limits::{BurstModel, Cache, DiskKind, Role};
+use advisor_model::limits::{BurstModel, Cache, Controller, DiskKind, Role};
 use serde::Serialize;
 
 use crate::catalog::{Catalog, DiskSku, HOST_CACHE_MAX_GIB, SkuRef, VmSize, fmt_num};
@@ -39,6 +39,12 @@ pub struct Vm {
     pub overridden: Vec<String>,
     /// The local temp disk's name in the captures.
     pub temp_disk: Option<String>,
+    /// False for a size the catalog lacks: its name is kept, its figures are unknown (the
+    /// rules that need them are not evaluated) unless the topology's `[vm]` gives them.
+    pub in_catalog: bool,
+    /// How the size was found when not as written: read as the catalog's spelling of the
+    /// same name, or not in the catalog. Listed first among the topology's warnings.
+    pub size_note: Option<TopologyWarning>,
 }
 
 /// A remote disk as the topology describes it, with its limits worked out.
@@ -74,6 +80,8 @@ pub struct Disk {
     /// The disk's LUN on the VM, when a topology or document says (the key Azure
     /// Monitor's per-disk metrics use).
     pub lun: Option<u32>,
+    /// `controller = "scsi" | "nvme"`, when the topology says.
+    pub controller: Option<Controller>,
 }
 
 /// A striped volume.
@@ -164,14 +172,15 @@ impl Topology {
     /// Replaces the VM size (`--vm SIZE` given with `--topology FILE`), keeping the
     /// topology's temp disk and re-running the checks.
     pub fn set_vm_size(&mut self, size: &str, catalog: &Catalog) -> Result<(), TopologyError> {
-        let row = catalog.vm(size).map_err(|u| {
-            TopologyError::new(
-                "--vm",
-                ErrorKind::UnknownVmSize { name: u.name.clone(), help: u.help() },
-            )
-        })?;
+        let found = find_size(size, catalog).map_err(|kind| TopologyError::new("--vm", kind))?;
         let temp_disk = self.vm.as_ref().and_then(|v| v.temp_disk.clone());
-        self.vm = Some(Vm { size: row.clone(), overridden: Vec::new(), temp_disk });
+        self.vm = Some(Vm {
+            size: found.row,
+            overridden: Vec::new(),
+            temp_disk,
+            in_catalog: found.in_catalog,
+            size_note: found.note,
+        });
         apply_host_cache(self);
         self.warnings = validate(self);
         Ok(())
@@ -252,17 +261,104 @@ pub(crate) fn resolve(p: &Parsed<'_>, catalog: &Catalog) -> Result<Topology, Top
             interleave_kib: pool.interleave_kib,
         });
     }
+    crate::controller::check_one_controller(p, &t)?;
     apply_host_cache(&mut t);
     t.warnings = validate(&t);
     Ok(t)
 }
 
+/// A VM size as the catalog knows it, or as written when it does not.
+pub(crate) struct FoundSize {
+    pub(crate) row: VmSize,
+    pub(crate) in_catalog: bool,
+    pub(crate) note: Option<TopologyWarning>,
+}
+
+/// Letters and digits of a size's name, lower case, without `Standard_`: `DS13v2`,
+/// `ds13-v2` and `Standard_DS13_v2` are the same name.
+fn squashed(name: &str) -> String {
+    let t = name.trim();
+    let t = match t.get(..9) {
+        Some(p) if p.eq_ignore_ascii_case("standard_") => &t[9..],
+        _ => t,
+    };
+    t.chars().filter(char::is_ascii_alphanumeric).collect::<String>().to_ascii_lowercase()
+}
+
+/// Looks a VM size up. Never an error for a name the catalog lacks: a name with the same
+/// letters and digits as a catalog size (`DS13v2`) is read as that size, said in a note;
+/// any other name is kept with every figure unknown, said in a note with the closest
+/// catalog name. Only an empty name is an error.
+pub(crate) fn find_size(size: &str, catalog: &Catalog) -> Result<FoundSize, ErrorKind> {
+    let written = size.trim();
+    if written.is_empty() {
+        return Err(ErrorKind::Invalid {
+            message: "the VM size is empty".to_owned(),
+            help: Some("give the size as Azure names it: Standard_DS13_v2".to_owned()),
+        });
+    }
+    let unknown = match catalog.vm(written) {
+        Ok(row) => return Ok(FoundSize { row: row.clone(), in_catalog: true, note: None }),
+        Err(u) => u,
+    };
+    let key = squashed(written);
+    if let Some(row) = catalog.vm_sizes().into_iter().find(|v| squashed(&v.name) == key) {
+        let note = warn(
+            "vm-size-read-as",
+            "vm",
+            format!("VM size \"{written}\" is read as {} (the catalog's spelling)", row.name),
+            format!("write size = \"{}\"", row.name),
+        );
+        return Ok(FoundSize { row: row.clone(), in_catalog: true, note: Some(note) });
+    }
+    let row = unknown_row(written).ok_or_else(|| ErrorKind::UnknownVmSize {
+        name: written.to_owned(),
+        help: unknown.help(),
+    })?;
+    let fix = match &unknown.suggestion {
+        Some(s) => format!(
+            "if you meant {s}, write that; otherwise add the size's published limits with \
+             --catalog FILE (a CSV row: size,uncached_iops,uncached_mbps,...), or set them in \
+             the topology's [vm] section (uncached_iops = ..., uncached_mbps = ...)"
+        ),
+        None => "add the size's published limits with --catalog FILE (a CSV row: \
+                 size,uncached_iops,uncached_mbps,...), or set them in the topology's [vm] \
+                 section (uncached_iops = ..., uncached_mbps = ...)"
+            .to_owned(),
+    };
+    let note = warn(
+        "vm-size-unknown",
+        "vm",
+        format!(
+            "VM size \"{}\" is not in advisor's catalog: every other fact is kept, and the \
+             rules that need the size's caps (cached and uncached IOPS and MB/s, burst, data \
+             disk count, temp disk size) are not evaluated",
+            row.name
+        ),
+        fix,
+    );
+    Ok(FoundSize { row, in_catalog: false, note: Some(note) })
+}
+
+/// A size the catalog lacks, as a row of its name alone: what a user's catalog row with no
+/// figures gives (`Standard_` added when missing), every figure unknown.
+fn unknown_row(name: &str) -> Option<VmSize> {
+    let mut one = Catalog::default();
+    let quoted = name.replace('"', "\"\"");
+    let csv = format!("size,source\n\"{quoted}\",not in advisor's catalog: figures unknown\n");
+    one.merge_csv("unknown size", &csv, false).ok()?;
+    let mut row = one.vm_sizes().into_iter().next().cloned()?;
+    // The retired Basic tier is named `Basic_A1`, not `Standard_Basic_A1`.
+    if name.get(..6).is_some_and(|p| p.eq_ignore_ascii_case("basic_")) {
+        row.name = name.to_owned();
+    }
+    Some(row)
+}
+
 fn resolve_vm(p: &Parsed<'_>, spec: &VmSpec, catalog: &Catalog) -> Result<Vm, TopologyError> {
     let path = [Seg::Key("vm"), Seg::Key("size")];
-    let row = catalog.vm(&spec.size).map_err(|u| {
-        p.error(&path, ErrorKind::UnknownVmSize { name: u.name.clone(), help: u.help() })
-    })?;
-    let mut size = row.clone();
+    let found = find_size(&spec.size, catalog).map_err(|kind| p.error(&path, kind))?;
+    let mut size = found.row;
     let mut overridden = Vec::new();
     let figures: [(&'static str, Option<f64>, &mut Option<f64>); 9] = [
         ("memory_gib", spec.memory_gib, &mut size.memory_gib),
@@ -294,7 +390,13 @@ fn resolve_vm(p: &Parsed<'_>, spec: &VmSpec, catalog: &Catalog) -> Result<Vm, To
     if !overridden.is_empty() {
         size.source.insert(0, format!("{} [vm]: {}", p.file, overridden.join(", ")));
     }
-    Ok(Vm { size, overridden, temp_disk: spec.temp_disk.clone() })
+    Ok(Vm {
+        size,
+        overridden,
+        temp_disk: spec.temp_disk.clone(),
+        in_catalog: found.in_catalog,
+        size_note: found.note,
+    })
 }
 
 fn check_figure(p: &Parsed<'_>, path: &[Seg<'_>], key: &str, x: f64) -> Result<(), TopologyError> {
@@ -333,6 +435,17 @@ fn resolve_disk(
     let given_cache = match &d.cache {
         None => None,
         Some(c) => Some(parse_enum(p, &at("cache"), "cache", c, &Cache::ALL, Cache::name)?),
+    };
+    let controller = match &d.controller {
+        None => None,
+        Some(c) => Some(parse_enum(
+            p,
+            &at("controller"),
+            "controller",
+            c,
+            &Controller::ALL,
+            Controller::name,
+        )?),
     };
     let (kind, row) = match &d.sku {
         None => (None, None),
@@ -377,6 +490,7 @@ fn resolve_disk(
         mbps: d.mbps,
         bursting: d.bursting,
         lun: d.lun,
+        controller,
     })
 }
 
@@ -419,6 +533,9 @@ fn warn(
 pub(crate) fn validate(t: &Topology) -> Vec<TopologyWarning> {
     let mut w = Vec::new();
     let vm = t.vm.as_ref();
+    if let Some(note) = vm.and_then(|v| v.size_note.clone()) {
+        w.push(note);
+    }
     let data_disks = t.disks.iter().filter(|d| !matches!(d.role, Role::Os | Role::Temp)).count();
     if let Some(max) = vm.and_then(|v| v.size.max_data_disks)
         && data_disks > max as usize
@@ -438,6 +555,20 @@ pub(crate) fn validate(t: &Topology) -> Vec<TopologyWarning> {
                 "vm",
                 format!("temp_disk is set, but {} has no local temp disk", vm.size.name),
                 "remove temp_disk, or check the VM size",
+            ));
+        }
+        if let Some((Controller::Scsi, why)) = t.controller()
+            && vm.size.nvme.any()
+            && vm.size.nvme == vm.size.remote()
+        {
+            w.push(warn(
+                "controller-not-published",
+                "vm",
+                format!(
+                    "{why}, but {} publishes its remote limits for the NVMe controller only: they are used",
+                    vm.size.name
+                ),
+                "check the controller: sizes whose page publishes NVMe figures only attach their disks through NVMe",
             ));
         }
         let premium: Vec<&str> = t

@@ -6,6 +6,10 @@
 //! - `cargo run --profile bench-release -p xtask -- bench`: the speed and memory benchmark
 //!   of docs/performance.md (inputs generated under /tmp when absent).
 //! - `xtask rules FILE --topology T`: the rules' time rule by rule on one capture.
+//! - `cargo run -p xtask -- catalog`: `crates/topology/catalog/vm_sizes.csv` from the committed
+//!   snapshot of Microsoft's size pages (`--check` compares instead of writing).
+//! - `cargo xtask dist`: the release archives (Linux glibc and static musl, Windows) and
+//!   their SHA256SUMS, in `dist/`.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -14,6 +18,8 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod catalog;
+mod dist;
 mod floor;
 mod generate;
 
@@ -60,6 +66,18 @@ enum Cmd {
         #[arg(long)]
         budget_mib: u64,
     },
+    /// Build the built-in VM catalog from the snapshot of Microsoft's size pages.
+    Catalog {
+        /// Compare with the committed file instead of writing it.
+        #[arg(long)]
+        check: bool,
+        /// Print nothing but errors.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// The release archives: `advisor-<version>-<target>.tar.gz|.zip` with the binary,
+    /// README, LICENSE and the collectors, and SHA256SUMS.
+    Dist(dist::DistArgs),
     /// (used by bench) polars' own read of a PerfMon CSV with advisor's schema.
     #[command(hide = true)]
     Floor { file: PathBuf },
@@ -145,6 +163,8 @@ fn main() -> Result<()> {
         }
         Cmd::BatchCase { queue, jobs, budget_mib } => bench::batch_case(&queue, jobs, budget_mib)?,
         Cmd::Floor { file } => floor::floor(&file, started)?,
+        Cmd::Catalog { check, quiet } => catalog::run(check, quiet)?,
+        Cmd::Dist(args) => dist::dist(&args)?,
     }
     Ok(())
 }

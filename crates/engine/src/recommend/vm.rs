@@ -3,7 +3,7 @@
 
 use advisor_model::{Demand, VmAdvice, VmOption};
 use advisor_rules::eval::VmInfo;
-use advisor_topology::{Catalog, VmSize, fmt_num};
+use advisor_topology::{Catalog, SizeStatus, VmSize, fmt_num};
 
 use super::RecommendOptions;
 use super::disks::margin;
@@ -198,7 +198,10 @@ pub(crate) fn advise(
         let sizes: Vec<&VmSize> = catalog
             .vm_sizes()
             .into_iter()
-            .filter(|v| v.in_series(fam) && v.controller().is_none())
+            .filter(|v| {
+                // A retired size cannot be deployed: never a candidate.
+                v.in_series(fam) && v.controller().is_none() && v.status != SizeStatus::Retired
+            })
             .collect();
         if sizes.is_empty() {
             why.push(format!("family {fam}: not in the catalog (advisor catalog list)"));

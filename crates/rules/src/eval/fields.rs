@@ -3,6 +3,37 @@
 use super::*;
 use advisor_model::limits;
 
+/// A Premium SSD v2 / Ultra remote figure of the VM, or why there is none.
+fn v2(l: &limits::VmLimits, x: Option<f64>, factor: f64, what: &str) -> OrMissing<Value> {
+    match x {
+        Some(x) if x.is_finite() => Ok(Value::Num(x * factor)),
+        _ => missing(format!(
+            "{} publishes no Premium SSD v2 / Ultra {what} limit of its own: its uncached limits apply to those disks",
+            l.size
+        )),
+    }
+}
+
+/// A temp-disk figure of the VM, or why there is none.
+fn temp(l: &limits::VmLimits, x: Option<f64>, factor: f64, what: &str) -> OrMissing<Value> {
+    match x {
+        Some(x) if x.is_finite() => Ok(Value::Num(x * factor)),
+        _ if l.temp_gib == Some(0.0) => missing(format!("{} has no temp disk", l.size)),
+        _ => missing(format!(
+            "{} has no published temp disk {what} (older sizes share the cached limit instead)",
+            l.size
+        )),
+    }
+}
+
+/// A local NVMe figure of the VM, or why there is none.
+fn local_nvme(l: &limits::VmLimits, x: Option<f64>, factor: f64, what: &str) -> OrMissing<Value> {
+    match x {
+        Some(x) if x.is_finite() => Ok(Value::Num(x * factor)),
+        _ => missing(format!("{} has no local NVMe data disks with a published {what}", l.size)),
+    }
+}
+
 impl Evaluation<'_> {
     pub(super) fn vm_field(&mut self, f: VmField) -> OrMissing<Value> {
         if f == VmField::TempDisk {
@@ -15,6 +46,11 @@ impl Evaluation<'_> {
         let num = |x: Option<f64>, factor: f64, what: &str, key: &str| -> OrMissing<Value> {
             match x {
                 Some(x) if x.is_finite() => Ok(Value::Num(x * factor)),
+                _ if !l.in_catalog => missing(format!(
+                    "VM size {} is not in advisor's catalog, so its {what} is unknown: add the \
+                     size with --catalog FILE, or set {key} in the topology's [vm] section",
+                    l.size
+                )),
                 _ => missing(format!(
                     "{} has no published {what}: set {key} in the topology's [vm] section",
                     l.size
@@ -51,6 +87,37 @@ impl Evaluation<'_> {
                 "uncached burst throughput limit",
                 "uncached_burst_mbps",
             ),
+            VmField::UncachedV2Iops | VmField::UncachedV2BurstIops => {
+                let (x, what) = if f == VmField::UncachedV2Iops {
+                    (l.uncached_v2_iops, "IOPS")
+                } else {
+                    (l.uncached_v2_burst_iops, "burst IOPS")
+                };
+                v2(l, x, 1.0, what)
+            }
+            VmField::UncachedV2Mbps | VmField::UncachedV2BurstMbps => {
+                let (x, what) = if f == VmField::UncachedV2Mbps {
+                    (l.uncached_v2_mbps, "throughput")
+                } else {
+                    (l.uncached_v2_burst_mbps, "burst throughput")
+                };
+                v2(l, x, AZURE_MB, what)
+            }
+            VmField::Controller => match l.controller {
+                Some(c) => Ok(Value::Text(c.name().to_owned())),
+                None => missing(format!(
+                    "the disk controller of {} is not known: set controller = \"scsi\" or \"nvme\" on the disks in --topology",
+                    l.size
+                )),
+            },
+            VmField::UncachedBasis => Ok(Value::Text(l.uncached_basis.clone())),
+            VmField::Status => Ok(Value::Text(l.status.clone())),
+            VmField::TempIops => temp(l, l.temp_iops, 1.0, "read IOPS"),
+            VmField::TempMbps => temp(l, l.temp_mbps, AZURE_MB, "read throughput"),
+            VmField::TempWriteIops => temp(l, l.temp_write_iops, 1.0, "write IOPS"),
+            VmField::TempWriteMbps => temp(l, l.temp_write_mbps, AZURE_MB, "write throughput"),
+            VmField::LocalNvmeIops => local_nvme(l, l.local_nvme_iops, 1.0, "IOPS"),
+            VmField::LocalNvmeMbps => local_nvme(l, l.local_nvme_mbps, AZURE_MB, "throughput"),
             VmField::CacheSize => num(l.cache_gib, GIB, "host cache size", "cache_gib"),
             VmField::TempSize => num(l.temp_gib, GIB, "temp disk size", "temp_gib"),
             VmField::MaxDataDisks => {
@@ -162,6 +229,33 @@ impl Evaluation<'_> {
                         )),
                     },
                     DiskField::InPool => Ok(Value::Bool(l.pool.is_some())),
+                    DiskField::VmUncachedIops
+                    | DiskField::VmUncachedMbps
+                    | DiskField::VmUncachedBurstIops
+                    | DiskField::VmUncachedBurstMbps
+                    | DiskField::VmUncachedBasis => {
+                        let Some(u) = &l.vm_uncached else { return missing(NEEDS_VM) };
+                        let (x, factor, desc) = match f {
+                            DiskField::VmUncachedIops => (u.iops, 1.0, "uncached IOPS limit"),
+                            DiskField::VmUncachedMbps => {
+                                (u.mbps, AZURE_MB, "uncached throughput limit")
+                            }
+                            DiskField::VmUncachedBurstIops => {
+                                (u.burst_iops, 1.0, "uncached burst IOPS limit")
+                            }
+                            DiskField::VmUncachedBurstMbps => {
+                                (u.burst_mbps, AZURE_MB, "uncached burst throughput limit")
+                            }
+                            _ => return Ok(Value::Text(u.basis.clone())),
+                        };
+                        match x {
+                            Some(x) if x.is_finite() => Ok(Value::Num(x * factor)),
+                            _ => missing(format!(
+                                "the VM's {desc} for {what} is not published ({})",
+                                u.basis
+                            )),
+                        }
+                    }
                 }
             }
             (Element::Pool(i), Field::Pool(f)) => {

@@ -27,6 +27,7 @@ macro_rules! from_memory {
     };
 }
 
+mod catalog_fields;
 #[path = "../../tests/fixtures/mod.rs"]
 mod fixtures;
 mod folds;

@@ -6,6 +6,7 @@ use super::SizeRange;
 
 pub(super) const VM_COLUMNS: &[&str] = &[
     "size",
+    "status",
     "vcpu",
     "memory_gib",
     "temp_gib",
@@ -17,6 +18,29 @@ pub(super) const VM_COLUMNS: &[&str] = &[
     "uncached_mbps",
     "uncached_burst_iops",
     "uncached_burst_mbps",
+    "uncached_v2_iops",
+    "uncached_v2_mbps",
+    "uncached_v2_burst_iops",
+    "uncached_v2_burst_mbps",
+    "nvme_uncached_iops",
+    "nvme_uncached_mbps",
+    "nvme_uncached_burst_iops",
+    "nvme_uncached_burst_mbps",
+    "nvme_uncached_v2_iops",
+    "nvme_uncached_v2_mbps",
+    "nvme_uncached_v2_burst_iops",
+    "nvme_uncached_v2_burst_mbps",
+    "temp_disks",
+    "temp_iops",
+    "temp_mbps",
+    "temp_write_iops",
+    "temp_write_mbps",
+    "local_nvme_disks",
+    "local_nvme_disk_gb",
+    "local_nvme_iops",
+    "local_nvme_mbps",
+    "premium_storage",
+    "premium_storage_caching",
     "source",
 ];
 pub(super) const DISK_COLUMNS: &[&str] =
@@ -45,6 +69,21 @@ pub(super) fn set_u32(
 ) -> Result<(), String> {
     if let Some(v) = row.get(col) {
         *slot = Some(v.parse().map_err(|_| format!("`{col}`: `{v}` is not a whole number"))?);
+    }
+    Ok(())
+}
+
+pub(super) fn set_bool(
+    row: &BTreeMap<&str, &str>,
+    col: &str,
+    slot: &mut Option<bool>,
+) -> Result<(), String> {
+    if let Some(v) = row.get(col) {
+        *slot = Some(match v.to_ascii_lowercase().as_str() {
+            "yes" | "true" => true,
+            "no" | "false" => false,
+            _ => return Err(format!("`{col}`: `{v}` is not yes or no")),
+        });
     }
     Ok(())
 }

@@ -11,8 +11,12 @@ use super::node::{Node, Src};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum GuestRole {
     Os,
+    /// The temp (resource) disk.
     Temp,
     Data,
+    /// A local NVMe disk (Microsoft NVMe Direct Disk): local storage beside or instead of
+    /// the temp disk, not a managed disk.
+    Local,
 }
 
 /// One disk as the guest sees it.
@@ -26,6 +30,22 @@ pub(crate) struct GuestDisk {
     pub(crate) lun: Option<Fact<u32>>,
     pub(crate) role: Option<Fact<GuestRole>>,
     pub(crate) size_bytes: Option<f64>,
+    /// The role and LUN come from Azure's own marks (a `/dev/disk/azure` link, the NVMe
+    /// model, a mount point, Windows' location), not from a layout rule: they win over a
+    /// rule's guess from another document.
+    pub(crate) certain: bool,
+}
+
+/// A volume over disks (LVM, md RAID) as lsblk shows it under each member.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Volume {
+    /// As the captures name it: `md127`, `datavg-datalv`.
+    pub(crate) name: String,
+    /// lsblk's type: `lvm`, `raid0`, `raid1`, `crypt` ...
+    pub(crate) kind: String,
+    /// The disks it sits on, by device name.
+    pub(crate) members: Vec<String>,
+    pub(crate) src: Src,
 }
 
 /// A drive letter on a Windows disk (Get-Partition).
@@ -42,159 +62,140 @@ pub(crate) struct GuestFacts {
     pub(crate) letters: Vec<Letter>,
     /// Get-Volume's letters: without disk numbers, they cannot be placed.
     pub(crate) unplaced_letters: Vec<Fact<String>>,
+    /// lsblk's volumes (LVM, md RAID) and the disks under each.
+    pub(crate) volumes: Vec<Volume>,
 }
 
 fn fact<T>(n: &Node<'_>, v: T) -> Fact<T> {
     Fact { v, src: n.src() }
 }
 
-/// Device name prefixes lsblk lists as `disk` that no Azure disk has: compressed RAM
-/// (`zram0`), RAM disks, loop and network block devices.
-const NOT_AZURE_DISKS: [&str; 4] = ["zram", "ram", "loop", "nbd"];
-
-/// `lsblk -J -o NAME,HCTL,SIZE,TYPE,MOUNTPOINT`: HCTL `1:0:0:2` is LUN 2; NVMe namespaces
-/// of the remote controller are nsid 1 = OS, nsid N = LUN N-2 (azure-vm-utils).
-pub(crate) fn lsblk(root: &Node<'_>) -> Result<GuestFacts, TopologyError> {
-    let mut facts = GuestFacts::default();
-    let Some(devs) = root.get("blockdevices") else {
-        return Ok(facts);
-    };
-    for n in devs.items() {
-        let name_node =
-            n.get("name").ok_or_else(|| n.error("a device without `name`".to_owned(), None))?;
-        let name = name_node.text()?;
-        let kind = match n.get("type") {
-            Some(t) => t.text()?,
-            None => "disk".to_owned(),
-        };
-        // Memory, loop and network block devices are never an Azure disk.
-        if kind != "disk" || NOT_AZURE_DISKS.iter().any(|p| name.starts_with(p)) {
+/// `ls -l` of `/dev/disk/azure` (`-R` for all of it, or one folder such as `scsi1/`), or
+/// `find /dev/disk/azure -type l -ls`: the links Azure's udev rules make (WALinuxAgent's
+/// `scsi1/lunN`, `root`, `resource`; azure-vm-utils' `os`, `data/by-lun/N`,
+/// `local/by-serial/...`, `local/by-index/N`, `local/by-name/...`), each naming the device
+/// behind it.
+pub(crate) fn is_scsi_listing(text: &str) -> bool {
+    let mut dir: Option<&str> = None;
+    for l in text.lines().take(400) {
+        let l = l.trim();
+        if let Some(d) = l.strip_suffix(':')
+            && d.starts_with('/')
+        {
+            dir = Some(d);
             continue;
         }
-        let mounts = mountpoints(&n);
-        let mut role = None;
-        if mounts.iter().any(|m| m == "/" || m == "/boot" || m == "/boot/efi") {
-            role = Some(fact(&n, GuestRole::Os));
-        } else if mounts.iter().any(|m| m == "/mnt" || m == "/mnt/resource") {
-            role = Some(fact(&n, GuestRole::Temp));
-        }
-        let mut lun = None;
-        if let Some(h) = n.get("hctl") {
-            let hctl = h.text()?;
-            let parts: Vec<&str> = hctl.split(':').collect();
-            match (parts.len(), parts.last().and_then(|l| l.parse::<u32>().ok())) {
-                (4, Some(l)) => {
-                    if role.is_none() {
-                        lun = Some(fact(&h, l));
-                    }
-                }
-                _ if hctl.is_empty() => {}
-                _ => {
-                    return Err(
-                        h.error(format!("HCTL \"{hctl}\" is not host:channel:target:lun"), None)
-                    );
-                }
-            }
-        } else if let Some((ctrl, nsid)) = nvme_namespace(&name) {
-            // Remote disks are namespaces of the first controller; a local NVMe temp
-            // disk is another controller.
-            if ctrl == 0 && nsid == 1 {
-                role = role.or_else(|| Some(fact(&name_node, GuestRole::Os)));
-            } else if ctrl == 0 && nsid >= 2 && role.is_none() {
-                lun = Some(fact(&name_node, nsid - 2));
-            } else if role.is_none() {
-                role = Some(fact(&name_node, GuestRole::Temp));
-            }
-        }
-        if lun.is_some() && role.is_none() {
-            role = Some(fact(&n, GuestRole::Data));
-        }
-        let size_bytes = n.get("size").and_then(|s| s.v.as_f64());
-        facts.disks.push(GuestDisk {
-            device: fact(&name_node, name),
-            number: None,
-            lun,
-            role,
-            size_bytes,
-        });
-    }
-    Ok(facts)
-}
-
-/// Mount points of a device and its children (`mountpoint`, or lsblk 2.37's `mountpoints`).
-fn mountpoints(n: &Node<'_>) -> Vec<String> {
-    let mut out = Vec::new();
-    for key in ["mountpoint", "mountpoints"] {
-        if let Some(m) = n.get(key) {
-            for item in m.items() {
-                if let Some(s) = item.v.as_str() {
-                    out.push(s.to_owned());
-                }
-            }
+        if let Some((path, _)) = link(dir, l)
+            && azure_link(&path).is_some()
+        {
+            return true;
         }
     }
-    if let Some(children) = n.get("children") {
-        for c in children.items() {
-            out.extend(mountpoints(&c));
-        }
-    }
-    out
+    false
 }
 
-/// `nvme0n2` -> (0, 2).
-fn nvme_namespace(name: &str) -> Option<(u32, u32)> {
-    let rest = name.strip_prefix("nvme")?;
-    let (c, n) = rest.split_once('n')?;
-    Some((c.parse().ok()?, n.parse().ok()?))
+/// What an Azure link says of the device behind it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum AzureLink {
+    Lun(u32),
+    Os,
+    Resource,
+    Local,
 }
 
-/// `ls -l /dev/disk/azure/scsi1/`: lines ending `lun2 -> ../../../sdd`.
-pub(crate) fn is_scsi_listing(text: &str) -> bool {
-    text.lines().any(|l| link(l).is_some())
-}
-
-fn link(line: &str) -> Option<(u32, &str)> {
+/// The link's name with its folder (`/dev/disk/azure/scsi1/lun2`) and the device it points
+/// to (`sdd`), from an `ls -l` or `find -ls` line.
+fn link(dir: Option<&str>, line: &str) -> Option<(String, String)> {
     let (left, target) = line.split_once(" -> ")?;
-    let lun = left.split_whitespace().last()?.strip_prefix("lun")?.parse().ok()?;
-    let dev = target.trim().rsplit('/').next()?;
-    (!dev.is_empty()).then_some((lun, dev))
+    let name = left.split_whitespace().last()?;
+    let dev = target.trim().rsplit('/').next()?.trim();
+    if dev.is_empty() || name.is_empty() {
+        return None;
+    }
+    let path = match dir {
+        _ if name.starts_with('/') => name.to_owned(),
+        Some(d) => format!("{}/{name}", d.trim_end_matches('/')),
+        None => name.to_owned(),
+    };
+    Some((path, dev.to_owned()))
+}
+
+/// What a link under `/dev/disk/azure` is; `None` for a partition's link (`lun0-part1`,
+/// `root-part1`) or one this reader has no use for. A bare `lunN` (one folder listed
+/// without its name) is `scsi1`'s.
+fn azure_link(path: &str) -> Option<AzureLink> {
+    let rel = match path.find("/dev/disk/azure") {
+        Some(i) => path[i + "/dev/disk/azure".len()..].trim_start_matches('/'),
+        None if path.starts_with('/') => return None,
+        None => path,
+    };
+    let parts: Vec<&str> = rel.split('/').filter(|p| !p.is_empty()).collect();
+    let lun = |s: &str| s.parse::<u32>().ok();
+    match parts[..] {
+        ["scsi1", l] | [l] if l.strip_prefix("lun").and_then(lun).is_some() => {
+            l.strip_prefix("lun").and_then(lun).map(AzureLink::Lun)
+        }
+        ["data", "by-lun", l] => lun(l).map(AzureLink::Lun),
+        ["os" | "root"] => Some(AzureLink::Os),
+        ["resource"] => Some(AzureLink::Resource),
+        ["local", "by-serial" | "by-index" | "by-name", x] if !x.contains("-part") => {
+            Some(AzureLink::Local)
+        }
+        _ => None,
+    }
 }
 
 pub(crate) fn scsi_listing(file: &str, text: &str) -> Result<GuestFacts, TopologyError> {
     let mut facts = GuestFacts::default();
+    let mut dir: Option<String> = None;
     for (i, line) in text.lines().enumerate() {
         let l = line.trim();
         if l.is_empty() || l.starts_with("total ") {
             continue;
         }
-        match link(l) {
-            // lunN-partM links name partitions of the same disk.
-            Some((lun, dev))
-                if !dev.chars().last().is_some_and(|c| c.is_ascii_digit())
-                    || dev.starts_with("nvme") =>
-            {
-                let src = Src { file: file.to_owned(), path: format!("line {}", i + 1) };
-                facts.disks.push(GuestDisk {
-                    device: Fact { v: dev.to_owned(), src: src.clone() },
-                    number: None,
-                    lun: Some(Fact { v: lun, src: src.clone() }),
-                    role: Some(Fact { v: GuestRole::Data, src }),
-                    size_bytes: None,
-                });
-            }
-            Some(_) => {}
-            None if l.contains("-part") || l.starts_with('/') || l.ends_with(':') => {}
-            None => {
-                let err = TopologyError::new(
-                    file,
-                    ErrorKind::Syntax {
-                        message: "expected a line of `ls -l /dev/disk/azure/scsi1/` (`lun2 -> ../../../sdd`)".to_owned(),
-                        help: None,
-                    },
-                );
-                return Err(err.at(Snippet::at_line_col(text, i + 1, 1)));
-            }
+        // `ls -R` folder headers, `find`'s bare paths, folders' own lines (`drwxr-xr-x`).
+        if let Some(d) = l.strip_suffix(':')
+            && d.starts_with('/')
+        {
+            dir = Some(d.to_owned());
+            continue;
         }
+        let Some((path, dev)) = link(dir.as_deref(), l) else {
+            if l.starts_with('/') || l.starts_with('d') && l.split_whitespace().count() >= 8 {
+                continue;
+            }
+            let err = TopologyError::new(
+                file,
+                ErrorKind::Syntax {
+                    message: "expected a line of `ls -l /dev/disk/azure/scsi1/` or \
+                              `ls -lR /dev/disk/azure` (`lun2 -> ../../../sdd`)"
+                        .to_owned(),
+                    help: None,
+                },
+            );
+            return Err(err.at(Snippet::at_line_col(text, i + 1, 1)));
+        };
+        let Some(what) = azure_link(&path) else { continue };
+        let src = Src { file: file.to_owned(), path: format!("line {}", i + 1) };
+        let (role, lun) = match what {
+            AzureLink::Lun(l) => (GuestRole::Data, Some(l)),
+            AzureLink::Os => (GuestRole::Os, None),
+            AzureLink::Resource => (GuestRole::Temp, None),
+            AzureLink::Local => (GuestRole::Local, None),
+        };
+        // Several links name one device (`os` and `root`, a local disk's serial, index and
+        // name): the first says it.
+        if facts.disks.iter().any(|d| d.device.v == dev) {
+            continue;
+        }
+        facts.disks.push(GuestDisk {
+            device: Fact { v: dev, src: src.clone() },
+            number: None,
+            lun: lun.map(|l| Fact { v: l, src: src.clone() }),
+            role: Some(Fact { v: role, src }),
+            size_bytes: None,
+            certain: true,
+        });
     }
     Ok(facts)
 }
@@ -227,8 +228,17 @@ pub(crate) fn windows_disks(root: &Node<'_>) -> Result<GuestFacts, TopologyError
             Some(b) => b.flag()?.unwrap_or(false),
             None => false,
         };
-        let role =
+        let mut role =
             (boot || system).then(|| fact(n.get("IsBoot").as_ref().unwrap_or(&n), GuestRole::Os));
+        // A local NVMe disk by its model, as on Linux (azure-vm-utils' identify_disks.c).
+        if role.is_none()
+            && let Some(f) = n.get_any(&["FriendlyName", "Model"])
+            && f.text()?.to_ascii_lowercase().starts_with("microsoft nvme direct disk")
+        {
+            role = Some(fact(&f, GuestRole::Local));
+            lun = None;
+            adapter = None;
+        }
         adapters.push(adapter);
         facts.disks.push(GuestDisk {
             device: fact(&num_node, format!("disk{number}")),
@@ -236,6 +246,7 @@ pub(crate) fn windows_disks(root: &Node<'_>) -> Result<GuestFacts, TopologyError
             lun,
             role,
             size_bytes: n.get("Size").and_then(|s| s.v.as_f64()),
+            certain: true,
         });
     }
     // Get-PhysicalDisk has no IsBoot: disk 0 is the OS disk, Windows' documented default.
@@ -366,35 +377,82 @@ mod tests {
         );
     }
 
-    /// What the collector wrote on a Debian VM off Azure: a zram swap device beside the
-    /// virtio OS disk. zram is memory, not a disk the topology could describe.
     #[test]
-    fn lsblk_skips_memory_and_loop_devices() {
-        let text = r#"{"blockdevices": [
- {"name": "zram0", "hctl": null, "size": "0B", "type": "disk", "mountpoint": null},
- {"name": "loop3", "hctl": null, "size": "64M", "type": "disk", "mountpoint": null},
- {"name": "vda", "hctl": null, "size": "256G", "type": "disk", "mountpoint": "/"},
- {"name": "sdc", "hctl": "1:0:0:0", "size": "1T", "type": "disk", "mountpoint": null}
-]}"#;
+    fn get_disk_tells_a_local_nvme_disk_by_its_model() {
+        let text = r#"[
+ {"Number": 0, "FriendlyName": "Virtual HD", "IsBoot": true, "Location": "Integrated : Adapter 0 : Port 0 : Target 0 : LUN 0"},
+ {"Number": 1, "FriendlyName": "Microsoft NVMe Direct Disk v2", "IsBoot": false, "Location": "PCI Slot 3 : Adapter 2 : Port 0 : Target 0 : LUN 0"},
+ {"Number": 2, "FriendlyName": "Msft Virtual Disk", "IsBoot": false, "Location": "Integrated : Adapter 1 : Port 0 : Target 0 : LUN 0"}
+]"#;
         let v: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
-        let Ok(f) = lsblk(&Node::root("lsblk.json", text, &v)) else { panic!("refused") };
-        let names: Vec<&str> = f.disks.iter().map(|d| d.device.v.as_str()).collect();
-        assert_eq!(names, ["vda", "sdc"]);
+        let Ok(f) = windows_disks(&Node::root("gd.json", text, &v)) else { panic!("refused") };
+        let got: Vec<(Option<GuestRole>, Option<u32>)> = f
+            .disks
+            .iter()
+            .map(|d| (d.role.as_ref().map(|r| r.v), d.lun.as_ref().map(|l| l.v)))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (Some(GuestRole::Os), None),
+                (Some(GuestRole::Local), None),
+                (Some(GuestRole::Data), Some(0))
+            ]
+        );
     }
 
     #[test]
-    fn locations_and_nvme_names() {
+    fn locations_and_links() {
         assert_eq!(
             parse_location("Integrated : Adapter 1 : Port 0 : Target 0 : LUN 2"),
             (Some(1), Some(2))
         );
         assert_eq!(parse_location("PCI Slot 3"), (None, None));
-        assert_eq!(nvme_namespace("nvme0n3"), Some((0, 3)));
-        assert_eq!(nvme_namespace("sdc"), None);
+        let at = |dir: Option<&str>, l: &str| {
+            link(dir, l).and_then(|(p, d)| azure_link(&p).map(|a| (a, d)))
+        };
+        let lun2 = Some((AzureLink::Lun(2), "sdd".to_owned()));
+        assert_eq!(at(None, "lrwxrwxrwx 1 root root 12 Jan  1 00:00 lun2 -> ../../../sdd"), lun2);
         assert_eq!(
-            link("lrwxrwxrwx 1 root root 12 Jan  1 00:00 lun2 -> ../../../sdd"),
-            Some((2, "sdd"))
+            at(
+                Some("/dev/disk/azure/scsi1"),
+                "lrwxrwxrwx 1 root root 12 Jan  1 00:00 lun2 -> ../../../sdd"
+            ),
+            lun2
         );
-        assert_eq!(link("lrwxrwxrwx 1 root root 13 lun2-part1 -> ../../../sdd1"), None);
+        assert_eq!(at(None, "lrwxrwxrwx 1 root root 13 lun2-part1 -> ../../../sdd1"), None);
+        assert_eq!(
+            at(
+                Some("/dev/disk/azure/data/by-lun"),
+                "lrwxrwxrwx 1 root root 15 Mar  4 10:00 2 -> ../../../../nvme0n4"
+            ),
+            Some((AzureLink::Lun(2), "nvme0n4".to_owned()))
+        );
+        assert_eq!(
+            at(
+                Some("/dev/disk/azure"),
+                "lrwxrwxrwx 1 root root  9 Mar  4 10:00 resource -> ../../sdb"
+            ),
+            Some((AzureLink::Resource, "sdb".to_owned()))
+        );
+        assert_eq!(
+            at(
+                Some("/dev/disk/azure"),
+                "lrwxrwxrwx 1 root root 10 Mar  4 10:00 root-part1 -> ../../sda1"
+            ),
+            None
+        );
+        assert_eq!(
+            at(
+                None,
+                "  1234   0 lrwxrwxrwx 1 root root 13 Mar  4 10:00 /dev/disk/azure/local/by-index/1 -> ../../../../nvme1n1"
+            ),
+            Some((AzureLink::Local, "nvme1n1".to_owned()))
+        );
+        // Other folders' links are not Azure's.
+        assert_eq!(
+            at(Some("/dev/disk/by-id"), "lrwxrwxrwx 1 root root 9 Mar  4 10:00 lun0 -> ../../sdc"),
+            None
+        );
     }
 }

@@ -6,7 +6,7 @@ use crate::catalog::{Catalog, DiskSku, SkuRef};
 use crate::error::{ErrorKind, TopologyError};
 use crate::names::name_keys;
 use crate::spec::{FileSpec, PoolSpec, VmSpec};
-use crate::topology::TopologyWarning;
+use crate::topology::{TopologyWarning, find_size};
 
 use super::Facts;
 use super::azure::{AzDisk, Fact, VmFacts};
@@ -82,20 +82,25 @@ pub(crate) fn merge(all: &[Facts], catalog: &Catalog) -> Result<Merge, TopologyE
     let mut out = Out::default();
     let vm = vm_facts(all, &mut out.notes);
     let mut guest = guest_facts(all);
-    let size_row = match &vm.size {
-        Some(f) => Some(catalog.vm(&f.v).map_err(|u| {
+    // A size the catalog lacks keeps every other fact: its caps are not evaluated.
+    let found = match &vm.size {
+        Some(f) => Some(find_size(&f.v, catalog).map_err(|kind| {
             TopologyError::new(
                 f.src.file.clone(),
                 ErrorKind::Invalid {
-                    message: format!("at {}: unknown VM size \"{}\"", f.src.path, u.name),
-                    help: Some(u.help()),
+                    message: format!("at {}: {kind}", f.src.path),
+                    help: kind.help().map(str::to_owned),
                 },
             )
         })?),
         None => None,
     };
-    if let Some(f) = &vm.size {
-        out.size = Some(Val::str(&size_row.map_or(f.v.clone(), |r| r.name.clone()), from(&f.src)));
+    let size_row = found.as_ref().filter(|f| f.in_catalog).map(|f| &f.row);
+    if let (Some(f), Some(found)) = (&vm.size, &found) {
+        out.size = Some(Val::str(&found.row.name, from(&f.src)));
+        if let Some(n) = &found.note {
+            out.notes.push(n.clone());
+        }
     }
     let windows =
         guest.windows || vm.os_type.as_ref().is_some_and(|o| o.v.eq_ignore_ascii_case("windows"));
@@ -169,7 +174,7 @@ pub(crate) fn merge(all: &[Facts], catalog: &Catalog) -> Result<Merge, TopologyE
                     "unmapped-lun",
                     &name,
                     format!("no guest disk map says which device LUN {lun} is, so no capture target can be matched to it"),
-                    "add lsblk -J / ls -l /dev/disk/azure/scsi1 (Linux) or Get-Disk and Get-Partition JSON (Windows)",
+                    "add lsblk -J / ls -lR /dev/disk/azure (Linux) or Get-Disk and Get-Partition JSON (Windows)",
                 ));
             }
         }
@@ -197,6 +202,8 @@ pub(crate) fn merge(all: &[Facts], catalog: &Catalog) -> Result<Merge, TopologyE
     // The temp disk.
     let temp =
         guest.disks.iter().position(|g| g.role.as_ref().is_some_and(|r| r.v == GuestRole::Temp));
+    let has_local =
+        guest.disks.iter().any(|g| g.role.as_ref().is_some_and(|r| r.v == GuestRole::Local));
     match temp {
         Some(i) => {
             used_guest[i] = true;
@@ -210,7 +217,8 @@ pub(crate) fn merge(all: &[Facts], catalog: &Catalog) -> Result<Merge, TopologyE
             };
             out.temp_disk = Some(Val::str(&name, why));
         }
-        None if has_temp && (windows || linux) => {
+        // On sizes whose local storage is NVMe, the local disks are the temp storage.
+        None if has_temp && (windows || linux) && !has_local => {
             let name = if windows { "disk1" } else { "sdb" };
             let why = match &vm.resource_disk_mib {
                 Some(f) => format!(
@@ -242,10 +250,24 @@ pub(crate) fn merge(all: &[Facts], catalog: &Catalog) -> Result<Merge, TopologyE
         if let Some(l) = &g.lun {
             o.lun = Some(Val::of(l.v.to_string(), from(&l.src)));
         }
-        let is_os = g.role.as_ref().is_some_and(|r| r.v == GuestRole::Os);
-        if is_os {
-            o.os = true;
-            o.role = Some(Val::str("os", from(&src)));
+        let role = g.role.as_ref().map(|r| r.v);
+        match (role, g.role.as_ref()) {
+            (Some(GuestRole::Os), Some(r)) => {
+                o.os = true;
+                o.role = Some(Val::str("os", from(&r.src)));
+            }
+            // Local storage, not a managed disk: no Azure document describes it.
+            (Some(GuestRole::Local), Some(r)) => {
+                o.role = Some(Val::str("temp", format!("{} (a local NVMe disk)", from(&r.src))));
+                out.disks.push(o);
+                continue;
+            }
+            (Some(GuestRole::Temp), Some(r)) => {
+                o.role = Some(Val::str("temp", format!("{} (the temp disk)", from(&r.src))));
+                out.disks.push(o);
+                continue;
+            }
+            _ => {}
         }
         if azure_known {
             out.notes.push(note(
@@ -261,6 +283,7 @@ pub(crate) fn merge(all: &[Facts], catalog: &Catalog) -> Result<Merge, TopologyE
         }
         out.disks.push(o);
     }
+    volumes(&guest, &mut out);
     if !guest.unplaced_letters.is_empty() && guest.letters.is_empty() {
         let letters: Vec<&str> = guest.unplaced_letters.iter().map(|l| l.v.as_str()).collect();
         out.notes.push(note(
@@ -273,6 +296,17 @@ pub(crate) fn merge(all: &[Facts], catalog: &Catalog) -> Result<Merge, TopologyE
     for f in all {
         if let Facts::Contract(c) = f {
             apply_contract(&mut out, &c.file, &c.spec);
+        }
+    }
+    // Without a VM size there is no [vm] table to hold the temp disk: it is a disk of role
+    // temp instead (a guest map alone, lsblk or Get-Disk, says which disk it is).
+    if out.size.is_none()
+        && let Some(t) = out.temp_disk.take()
+    {
+        let named = |o: &OutDisk| o.name.as_ref().is_some_and(|n| n.lit == t.lit);
+        if !out.disks.iter().any(named) {
+            let role = Val::str("temp", format!("{} (the temp disk)", t.from));
+            out.disks.push(OutDisk { name: Some(t), role: Some(role), ..OutDisk::default() });
         }
     }
     let sources = emit::sources(&out);
@@ -325,7 +359,7 @@ fn temp_by_size(guest: &mut GuestFacts, vm: &VmFacts, catalog_gib: Option<f64>) 
     let found: Vec<usize> = (0..guest.disks.len())
         .filter(|&i| {
             let g = &guest.disks[i];
-            !g.role.as_ref().is_some_and(|r| r.v == GuestRole::Os)
+            !g.role.as_ref().is_some_and(|r| matches!(r.v, GuestRole::Os | GuestRole::Local))
                 && g.size_bytes.is_some_and(&matches)
         })
         .collect();
@@ -343,6 +377,9 @@ fn temp_by_size(guest: &mut GuestFacts, vm: &VmFacts, catalog_gib: Option<f64>) 
     }
 }
 
+/// The guest documents' disks by device name. What Azure's own marks say (a
+/// `/dev/disk/azure` link, the NVMe model, a mount point) wins over a layout rule's guess
+/// from another document, and a LUN a mark gives is no other device's.
 fn guest_facts(all: &[Facts]) -> GuestFacts {
     let mut g = GuestFacts::default();
     for f in all {
@@ -350,21 +387,99 @@ fn guest_facts(all: &[Facts]) -> GuestFacts {
         g.windows |= x.windows;
         for d in &x.disks {
             match g.disks.iter_mut().find(|e| e.device.v == d.device.v) {
+                Some(e) if d.certain && !e.certain => {
+                    e.lun = d.lun.clone().or(e.lun.take().filter(|_| d.role.is_none()));
+                    e.role = d.role.clone().or(e.role.take());
+                    e.certain = true;
+                    e.size_bytes = e.size_bytes.or(d.size_bytes);
+                }
                 Some(e) => {
-                    if e.lun.is_none() {
+                    if e.lun.is_none() && e.role.as_ref().is_none_or(|r| r.v == GuestRole::Data) {
                         e.lun = d.lun.clone();
                     }
                     if e.role.is_none() {
                         e.role = d.role.clone();
                     }
+                    e.size_bytes = e.size_bytes.or(d.size_bytes);
                 }
                 None => g.disks.push(d.clone()),
             }
         }
         g.letters.extend(x.letters.iter().cloned());
         g.unplaced_letters.extend(x.unplaced_letters.iter().cloned());
+        for v in &x.volumes {
+            if !g.volumes.iter().any(|e| e.name == v.name) {
+                g.volumes.push(v.clone());
+            }
+        }
+    }
+    let sure: Vec<(String, u32)> = g
+        .disks
+        .iter()
+        .filter(|d| d.certain)
+        .filter_map(|d| d.lun.as_ref().map(|l| (d.device.v.clone(), l.v)))
+        .collect();
+    for d in g.disks.iter_mut().filter(|d| !d.certain) {
+        if d.lun
+            .as_ref()
+            .is_some_and(|l| sure.iter().any(|(dev, n)| *n == l.v && *dev != d.device.v))
+        {
+            d.lun = None;
+            d.role = None;
+        }
     }
     g
+}
+
+/// lsblk's volumes over several disks: an md RAID 0 of remote disks is a striped pool; any
+/// other volume over several disks is said in a note (lsblk does not say whether an LVM
+/// volume stripes), as is a volume over local disks (local storage has no caps to pool).
+fn volumes(guest: &GuestFacts, out: &mut Out) {
+    let role_of = |dev: &str| {
+        guest.disks.iter().find(|d| d.device.v == dev).and_then(|d| d.role.as_ref().map(|r| r.v))
+    };
+    for v in guest.volumes.iter().filter(|v| v.members.len() >= 2) {
+        let members = v.members.join(", ");
+        let local = v
+            .members
+            .iter()
+            .all(|m| matches!(role_of(m), Some(GuestRole::Local | GuestRole::Temp)));
+        if local {
+            out.notes.push(note(
+                "local-volume",
+                &v.name,
+                format!(
+                    "{} ({}, {}) spans the local disks {members}: each is described as a temp disk; local storage is not under the VM's remote-disk caps, so there is no pool to judge",
+                    v.name,
+                    v.kind,
+                    from(&v.src)
+                ),
+                "nothing to do; per-device statistics (iostat -x) show each local disk",
+            ));
+        } else if v.kind == "raid0" {
+            out.pools.push((
+                from(&v.src),
+                PoolSpec {
+                    name: v.name.clone(),
+                    disks: v.members.clone(),
+                    columns: None,
+                    interleave_kib: None,
+                },
+            ));
+        } else {
+            out.notes.push(note(
+                "volume-not-pooled",
+                &v.name,
+                format!(
+                    "{} ({}, {}) spans {members}; lsblk does not say whether it stripes, so it is not written as a [[pool]]",
+                    v.name,
+                    v.kind,
+                    from(&v.src)
+                ),
+                "if it stripes (lvcreate -i, mdadm --level=0), add a [[pool]] with these disks to the topology",
+            ));
+        }
+    }
 }
 
 /// A Windows disk's first drive letter when Get-Partition gave one, else its device name.
@@ -722,6 +837,8 @@ fn apply_contract(out: &mut Out, file: &str, spec: &FileSpec) {
         }
     }
     for p in &spec.pool {
+        let key = crate::names::normalize_name(&p.name);
+        out.pools.retain(|(_, e)| crate::names::normalize_name(&e.name) != key);
         out.pools.push((file.to_owned(), p.clone()));
     }
 }

@@ -1,6 +1,6 @@
 //! Topology from the documents Azure and the guest already print, detected by content and
 //! merged: the IMDS instance document, `az vm show`, `az disk list`/`show`, Linux `lsblk
-//! -J` and `/dev/disk/azure/scsi1` listings, Windows `Get-Disk`/`Get-PhysicalDisk` and
+//! -J` and `/dev/disk/azure` listings, Windows `Get-Disk`/`Get-PhysicalDisk` and
 //! `Get-Partition`/`Get-Volume` JSON, and the contract's own TOML/JSON topology (which
 //! wins where sources disagree).
 //!
@@ -11,6 +11,7 @@
 mod azure;
 mod emit;
 mod guest;
+mod lsblk;
 mod merge;
 mod node;
 
@@ -34,9 +35,9 @@ pub enum DocumentKind {
     AzVm,
     /// `az disk show` (one disk) or `az disk list` (an array).
     AzDisk,
-    /// `lsblk -J -o NAME,HCTL,SIZE,TYPE,MOUNTPOINT`.
+    /// `lsblk -J`, any columns (best `-o NAME,HCTL,SIZE,TYPE,MODEL,MOUNTPOINT`).
     Lsblk,
-    /// `ls -l /dev/disk/azure/scsi1/`.
+    /// `ls -lR /dev/disk/azure`, or `ls -l /dev/disk/azure/scsi1/`.
     AzureScsiLinks,
     /// `Get-Disk | ConvertTo-Json` or `Get-PhysicalDisk | ConvertTo-Json`.
     WindowsDisks,
@@ -54,7 +55,7 @@ impl DocumentKind {
             Self::AzVm => "az vm show",
             Self::AzDisk => "az disk list/show",
             Self::Lsblk => "lsblk -J",
-            Self::AzureScsiLinks => "ls -l /dev/disk/azure/scsi1",
+            Self::AzureScsiLinks => "ls -l /dev/disk/azure",
             Self::WindowsDisks => "Get-Disk/Get-PhysicalDisk JSON",
             Self::WindowsPartitions => "Get-Partition JSON",
             Self::WindowsVolumes => "Get-Volume JSON",
@@ -65,8 +66,8 @@ impl DocumentKind {
 /// The kinds a document can be, for the error on one that is none of them.
 const KINDS_HELP: &str = "give the contract's topology (TOML/JSON), the IMDS instance \
 document (curl -H Metadata:true \"http://169.254.169.254/metadata/instance?api-version=2021-02-01\"), \
-`az vm show`, `az disk list`, `lsblk -J -o NAME,HCTL,SIZE,TYPE,MOUNTPOINT`, \
-`ls -l /dev/disk/azure/scsi1/`, or `Get-Disk`/`Get-Partition | ConvertTo-Json`";
+`az vm show`, `az disk list`, `lsblk -J -o NAME,HCTL,SIZE,TYPE,MODEL,MOUNTPOINT`, \
+`ls -lR /dev/disk/azure`, or `Get-Disk`/`Get-Partition | ConvertTo-Json`";
 
 /// The merged topology of several documents: the contract TOML (with a source comment on
 /// each fact) and the notes the merge has for the report.
@@ -256,7 +257,7 @@ fn facts_of(name: &str, text: &str) -> Result<(DocumentKind, Facts), TopologyErr
         (DocumentKind::Imds, Some(r)) => Facts::Vm(azure::imds(&r)?),
         (DocumentKind::AzVm, Some(r)) => Facts::Vm(azure::az_vm(&r)?),
         (DocumentKind::AzDisk, Some(r)) => Facts::Disks(azure::az_disks(&r)?),
-        (DocumentKind::Lsblk, Some(r)) => Facts::Guest(guest::lsblk(&r)?),
+        (DocumentKind::Lsblk, Some(r)) => Facts::Guest(lsblk::lsblk(&r)?),
         (DocumentKind::WindowsDisks, Some(r)) => Facts::Guest(guest::windows_disks(&r)?),
         (DocumentKind::WindowsPartitions, Some(r)) => Facts::Guest(guest::partitions(&r)?),
         (DocumentKind::WindowsVolumes, Some(r)) => Facts::Guest(guest::volumes(&r)?),
@@ -306,6 +307,10 @@ impl Topology {
         let parsed =
             spec::parse(&merged.origin, &merged.toml, SourceFormat::Toml).map_err(relabel)?;
         let mut t = crate::topology::resolve(&parsed, catalog).map_err(relabel)?;
+        // The merge already said what the resolve says again of the size.
+        t.warnings.retain(|w| {
+            !(w.code.starts_with("vm-size-") && merged.notes.iter().any(|n| n.code == w.code))
+        });
         t.warnings.splice(0..0, merged.notes);
         t.sources = merged.sources;
         Ok(t)
