@@ -3,6 +3,9 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
+#[path = "support/skip.rs"]
+mod skip;
+
 mod common;
 
 use std::path::{Path, PathBuf};
@@ -341,7 +344,7 @@ fn templates_override_file_by_file() {
 #[test]
 fn html_renders_in_chromium() {
     let Some(browser) = chromium() else {
-        eprintln!("skipped: no chromium on PATH (apt-get install chromium)");
+        skip::skip("no chromium on PATH (apt-get install chromium)");
         return;
     };
     let dir = tmp("chromium");
@@ -418,7 +421,7 @@ fn a_coarse_capture_says_what_its_interval_hides() {
 }
 
 /// One sysstat capture rendered by `sar -d -p -u`, `sadf -d` (dates and epoch seconds),
-/// `sadf -j` and `sadf -x` gives the same targets and numbers (issue 19); `sadf -j` with only
+/// `sadf -j` and `sadf -x` gives the same targets and numbers; `sadf -j` with only
 /// the old sector names (sysstat before 12) gives them to the source's rounding.
 #[test]
 fn sadf_renderings_give_the_numbers_of_the_sar_text() {
@@ -471,7 +474,7 @@ fn sadf_renderings_give_the_numbers_of_the_sar_text() {
     );
 }
 
-/// Issue 19's "done when": a sosreport's daily sar text (10-minute averages) analyses with a
+/// A sosreport's daily sar text (10-minute averages) analyses with a
 /// device finding (the data disk held at a P30's 5,000 IOPS with a deep queue) and a CPU
 /// finding, and the report states what its interval cannot show.
 #[test]

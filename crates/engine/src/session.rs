@@ -468,7 +468,7 @@ impl Session {
         captures: &[Capture],
         topology: Option<&Topology>,
     ) -> Option<String> {
-        // Cap findings are those timed against a cap (issue 16's episodes).
+        // Cap findings are those timed against a cap (episodes).
         if !findings.iter().any(|f| f.episode_window.is_some()) {
             return None;
         }
