@@ -16,13 +16,12 @@ pub struct Allowed {
 impl Allowed {
     /// `dirs` resolved against `base`; each must be a directory.
     pub fn new(dirs: &[PathBuf], base: &Path) -> Result<Self, String> {
-        let base = base
-            .canonicalize()
-            .map_err(|e| format!("the working directory {}: {e}", base.display()))?;
+        let base =
+            resolve(base).map_err(|e| format!("the working directory {}: {e}", base.display()))?;
         let mut roots = Vec::with_capacity(dirs.len());
         for d in dirs {
             let root =
-                base.join(d).canonicalize().map_err(|e| format!("--allow {}: {e}", d.display()))?;
+                resolve(&base.join(d)).map_err(|e| format!("--allow {}: {e}", d.display()))?;
             if !root.is_dir() {
                 return Err(format!("--allow {}: not a directory", d.display()));
             }
@@ -45,7 +44,7 @@ impl Allowed {
             return Err("an empty path".to_owned());
         }
         let joined = self.base.join(given);
-        match joined.canonicalize() {
+        match resolve(&joined) {
             Ok(real) if self.inside(&real) => Ok(real),
             Ok(real) if real != lexical(&joined) => Err(format!(
                 "{given}: outside the directories advisor mcp may read ({}): it resolves to {}",
@@ -73,6 +72,23 @@ impl Allowed {
             self.listed()
         )
     }
+}
+
+/// `p` with every link and `..` resolved by the file system. On Windows a drive path comes
+/// back as `C:\...`, not as the verbatim `\\?\C:\...` the system call gives, so that reports
+/// name files as people write them (a UNC path stays verbatim).
+fn resolve(p: &Path) -> std::io::Result<PathBuf> {
+    let real = p.canonicalize()?;
+    #[cfg(windows)]
+    {
+        if let Some(rest) = real.to_str().and_then(|s| s.strip_prefix(r"\\?\")) {
+            let b = rest.as_bytes();
+            if b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && b[2] == b'\\' {
+                return Ok(PathBuf::from(rest));
+            }
+        }
+    }
+    Ok(real)
 }
 
 /// `p` with `.` dropped and each `..` taking away the component before it, without asking
