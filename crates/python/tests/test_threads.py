@@ -47,18 +47,21 @@ def test_sessions_with_different_settings_side_by_side():
 
 
 def test_the_gil_is_released_while_advisor_works(long_capture):
-    # While a long analysis runs in one thread, another keeps running Python. Were the GIL
-    # held, the other thread could run only before the call and after it.
+    # While analyses run in one thread, another keeps running Python. Were the GIL held,
+    # the other thread could run only between the calls, never inside one.
     session = advisor.Session()
     ticks = []
-    span = {}
+    calls = []
     started = threading.Event()
 
     def work():
         started.set()
-        span["start"] = time.perf_counter()
-        span["report"] = session.analyze([str(long_capture)], vm="Standard_DS13_v2")
-        span["end"] = time.perf_counter()
+        first = time.perf_counter()
+        # At least a second of calls (one is enough in a debug build, several in release).
+        while not calls or time.perf_counter() - first < 1.0:
+            start = time.perf_counter()
+            report = session.analyze([str(long_capture)], vm="Standard_DS13_v2")
+            calls.append((start, time.perf_counter(), report["inputs"][0]["samples"]))
 
     worker = threading.Thread(target=work)
     worker.start()
@@ -67,12 +70,11 @@ def test_the_gil_is_released_while_advisor_works(long_capture):
         ticks.append(time.perf_counter())
         time.sleep(0.001)
     worker.join()
-    duration = span["end"] - span["start"]
-    inside = [t for t in ticks if span["start"] < t < span["end"]]
-    assert duration > 0.2, f"the analysis took {duration:.3f} s: too short to watch"
-    # Ticks all through the call: the first soon after its start, the last near its end.
-    assert inside, "no other thread ran during the analysis"
-    covered = inside[-1] - inside[0]
-    assert covered > 0.8 * duration, (covered, duration, len(inside))
-    assert len(inside) > 50, len(inside)
-    assert span["report"]["inputs"][0]["samples"] > 30000
+    busy = covered = 0.0
+    for start, end, samples in calls:
+        assert samples > 30000
+        inside = [t for t in ticks if start < t < end]
+        busy += end - start
+        covered += inside[-1] - inside[0] if len(inside) > 1 else 0.0
+    # Ticks all through each call, from soon after its start to near its end.
+    assert covered > 0.7 * busy, (covered, busy, len(calls), len(ticks))
