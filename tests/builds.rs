@@ -168,6 +168,10 @@ fn cases() -> Vec<Vec<String>> {
     cases.push(topology);
     cases.push(strings(&["catalog", "vm", "Standard_DS13_v2", "--json"]));
     cases.push(strings(&["rules", "list"]));
+    cases.push(strings(&["rules", "explain", "vm-cached-throughput-cap", "--json"]));
+    for name in ["report", "rule", "catalog-vm"] {
+        cases.push(strings(&["schema", name]));
+    }
     cases
 }
 
