@@ -138,11 +138,15 @@ async fn every_route(open: &axum::Router) -> Vec<(String, String)> {
         serde_json::from_str(&send(open, get("/api/v1/openapi.json", None)).await.body).unwrap();
     let mut out = Vec::new();
     for (path, item) in doc["paths"].as_object().unwrap() {
-        for method in item.as_object().unwrap().keys() {
+        for (method, op) in item.as_object().unwrap() {
+            // The document says which answers a refused request gets.
+            let refusals = ["401", "403", "429"].map(|c| op["responses"].get(c).is_some());
+            assert_eq!(refusals, [path != "/healthz"; 3], "{method} {path}");
             out.push((method.to_uppercase(), path.replace("{size}", "Standard_DS13_v2")));
         }
     }
     assert!(out.len() >= 8, "{out:?}");
+    assert_eq!(doc["components"]["securitySchemes"]["token"]["scheme"], "bearer");
     out
 }
 
