@@ -9,6 +9,9 @@
 
 mod common;
 
+#[path = "support/skip.rs"]
+mod skip;
+
 use std::io::{BufRead as _, Read as _, Write as _};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -551,4 +554,63 @@ fn sigterm_during_uploads_answers_each_request_then_exits() {
     };
     assert!(status.success(), "{status}");
     assert!(TcpStream::connect(&addr).is_err());
+}
+
+/// A person at the upload page of a server with tokens, in headless Chromium
+/// (tests/browser/upload.spec.mjs with ADVISOR_TOKEN): refused without credentials, asked
+/// for them (Basic), then the whole page works with the token as the password. Skips,
+/// saying why, without node, Debian's chromium or `npm ci --prefix tests/browser`.
+#[test]
+fn the_upload_page_asks_for_the_token_once_in_chromium() {
+    let browser_dir = repo().join("tests/browser");
+    let has_node = Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success());
+    if !has_node {
+        skip::skip("no node on PATH");
+        return;
+    }
+    if !Path::new("/usr/bin/chromium").exists() {
+        skip::skip("no /usr/bin/chromium (apt-get install chromium)");
+        return;
+    }
+    if !browser_dir.join("node_modules/playwright-core").is_dir() {
+        skip::skip("tests/browser/node_modules is missing (npm ci --prefix tests/browser)");
+        return;
+    }
+    let dir = temp("browser");
+    let (tok, line) = token("support");
+    let tokens = dir.join("tokens");
+    std::fs::write(&tokens, format!("{line}\n")).unwrap();
+    let server = Server::start(&["--tokens", tokens.to_str().unwrap(), "--workers", "2"]);
+    let mut child = Command::new("node")
+        .arg(browser_dir.join("upload.spec.mjs"))
+        .arg(format!("http://{}", server.addr))
+        .env("ADVISOR_TOKEN", &tok)
+        .current_dir(repo())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(240);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the browser test did not finish within 240 s");
+        }
+        thread::sleep(Duration::from_millis(100));
+    };
+    let mut out = String::new();
+    let mut err = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    eprintln!("{out}");
+    assert!(status.success(), "the browser test failed ({status:?}):\n{out}\n{err}");
+    assert!(out.contains("ok - without the token the page is refused (401)"), "{out}");
+    assert!(out.contains("ok - the report shows"), "{out}");
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
 }
