@@ -1,6 +1,9 @@
 use std::path::Path;
+use std::sync::Arc;
 
 use advisor_ingest::IngestError;
+use advisor_ingest::perfmon::Language;
+use advisor_ingest::perfmon::counters::names::shipped_tables;
 use advisor_model::{CaptureMeta, Format, Metric, Target};
 use polars::prelude::*;
 
@@ -38,19 +41,40 @@ pub struct Capture {
 /// read, never mapped ([`crate::file`]): one truncated meanwhile is an error naming the
 /// line where its text stops, not a SIGBUS.
 pub fn read_path(path: &Path) -> Result<Capture, IngestError> {
+    read_path_with(path, shipped_tables())
+}
+
+/// [`read_path`], reading PerfMon counter names of other display languages with
+/// `counter_tables` (those of `--counters` before the shipped ones:
+/// [`crate::counter_names::with_shipped`]).
+pub fn read_path_with(
+    path: &Path,
+    counter_tables: &[Arc<Language>],
+) -> Result<Capture, IngestError> {
     let file = path.display().to_string();
-    if let Streamed::Read(parsed, decoding) = crate::perfmon::stream::read_file(&file, path)? {
+    if let Streamed::Read(parsed, decoding) =
+        crate::perfmon::stream::read_file(&file, path, counter_tables)?
+    {
         return build::capture(&file, build::streamed(decoding, *parsed));
     }
     let bytes = crate::file::read_whole(&file, path)?;
-    let parsed = build::parse(&file, advisor_ingest::read(&file, &bytes)?)?;
+    let parsed = build::parse(&file, advisor_ingest::read_with(&file, &bytes, counter_tables)?)?;
     drop(bytes);
     build::capture(&file, parsed)
 }
 
 /// Reads and normalizes a capture held in memory; `file` names it in messages.
 pub fn read_bytes(file: &str, bytes: &[u8]) -> Result<Capture, IngestError> {
-    let parsed = build::parse(file, advisor_ingest::read(file, bytes)?)?;
+    read_bytes_with(file, bytes, shipped_tables())
+}
+
+/// [`read_bytes`] with these PerfMon counter-name tables (see [`read_path_with`]).
+pub fn read_bytes_with(
+    file: &str,
+    bytes: &[u8],
+    counter_tables: &[Arc<Language>],
+) -> Result<Capture, IngestError> {
+    let parsed = build::parse(file, advisor_ingest::read_with(file, bytes, counter_tables)?)?;
     build::capture(file, parsed)
 }
 

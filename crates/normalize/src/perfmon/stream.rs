@@ -14,9 +14,10 @@
 //! is an error at the line where its text stops ([`crate::file`]).
 
 use std::path::Path;
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 
 use advisor_ingest::decode::{Choice, Decoding, Encoding, UTF_8};
+use advisor_ingest::perfmon::Language;
 use advisor_ingest::{ErrorKind, IngestError};
 use advisor_model::Location;
 
@@ -50,12 +51,22 @@ enum Fault {
 type Sent = Result<Vec<u8>, Fault>;
 
 /// Reads the PerfMon CSV at `path` in pieces; [`Streamed::Whole`] for anything else.
-pub(crate) fn read_file(file: &str, path: &Path) -> Result<Streamed, IngestError> {
-    read_file_in(file, path, PIECE)
+/// Counter names of other display languages are read with `tables`.
+pub(crate) fn read_file(
+    file: &str,
+    path: &Path,
+    tables: &[Arc<Language>],
+) -> Result<Streamed, IngestError> {
+    read_file_in(file, path, PIECE, tables)
 }
 
 /// [`read_file`] with pieces of `piece` bytes.
-fn read_file_in(file: &str, path: &Path, piece: usize) -> Result<Streamed, IngestError> {
+fn read_file_in(
+    file: &str,
+    path: &Path,
+    piece: usize,
+    tables: &[Arc<Language>],
+) -> Result<Streamed, IngestError> {
     let io = |e: std::io::Error| IngestError::new(file, None, ErrorKind::Io(e));
     let f = std::fs::File::open(path).map_err(io)?;
     let len = f.metadata().ok().filter(std::fs::Metadata::is_file).map(|m| m.len());
@@ -63,7 +74,7 @@ fn read_file_in(file: &str, path: &Path, piece: usize) -> Result<Streamed, Inges
     let (back, recycled) = mpsc::channel::<Vec<u8>>();
     std::thread::scope(|s| {
         s.spawn(move || send_pieces(f, len, piece, &tx, &recycled));
-        let out = parse_pieces(file, len, piece, &rx, &back);
+        let out = parse_pieces(file, len, piece, &rx, &back, tables);
         // Stop the reader if the parse ended early.
         drop(rx);
         out
@@ -239,6 +250,7 @@ fn parse_pieces(
     piece: usize,
     rx: &mpsc::Receiver<Sent>,
     back: &mpsc::Sender<Vec<u8>>,
+    tables: &[Arc<Language>],
 ) -> Result<Streamed, IngestError> {
     // A fault, located where the text read so far ends.
     let fault = |f: Fault, at: Location| match f {
@@ -293,7 +305,7 @@ fn parse_pieces(
         }
         Choice::Decode { .. } => text.decode(&head[skip..], ended),
     };
-    let header = advisor_ingest::perfmon::read_header(file, &first)?;
+    let header = advisor_ingest::perfmon::read_header_with(file, &first, tables)?;
     let from = header.body_start;
     let hint = len.map(|l| l.saturating_sub(from as u64));
     let mut body = Body::new(file, header, hint);
@@ -322,6 +334,7 @@ fn parse_pieces(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use advisor_ingest::perfmon::counters::names::shipped_tables;
 
     /// A capture of `lines` data lines with a non-ASCII instance name, a blank line, a
     /// broken line and a cell that is not a number along the way.
@@ -362,7 +375,8 @@ mod tests {
             bytes.len()
         ));
         std::fs::write(&path, bytes).unwrap_or_else(|e| panic!("{e}"));
-        let out = read_file_in("c.csv", &path, piece).unwrap_or_else(|e| panic!("{e}"));
+        let out =
+            read_file_in("c.csv", &path, piece, shipped_tables()).unwrap_or_else(|e| panic!("{e}"));
         let _ = std::fs::remove_file(&path);
         match out {
             Streamed::Read(p, d) => Some((*p, d)),
