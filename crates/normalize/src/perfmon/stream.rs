@@ -520,7 +520,14 @@ mod tests {
             let changed = Changed { opened: bytes.len() as u64, at: cut as u64 };
             tx.send(Err(Fault::Changed(changed))).unwrap_or_else(|e| panic!("{e}"));
             drop(tx);
-            let e = match parse_pieces("c.csv", Some(bytes.len() as u64), piece, &rx, &back) {
+            let e = match parse_pieces(
+                "c.csv",
+                Some(bytes.len() as u64),
+                piece,
+                &rx,
+                &back,
+                shipped_tables(),
+            ) {
                 Err(e) => e,
                 Ok(_) => panic!("{piece}: a cut file was read"),
             };
