@@ -39,6 +39,18 @@ pub enum AppError {
     /// The analysis did not finish in time.
     #[error("the analysis did not finish within {secs} s")]
     AnalysisTimeout { secs: u64 },
+    /// No credentials, or ones the service does not accept (`--tokens`).
+    #[error("{0}")]
+    Unauthorized(String),
+    /// The request may not be made this way (not through the trusted proxy, or from
+    /// another site's page).
+    #[error("{0}")]
+    Forbidden(String),
+    /// The client made more than its `--rate` of requests.
+    #[error(
+        "more than {per_minute} requests a minute from this client; try again in {retry_after} s"
+    )]
+    RateLimited { per_minute: u32, retry_after: u64 },
     /// A bug: logged, answered with a generic message.
     #[error("internal error: {0}")]
     Internal(String),
@@ -57,7 +69,7 @@ pub struct Problem {
     pub detail: String,
     /// A stable name: `bad-request`, `too-large`, `unreadable-capture`, `bad-topology`,
     /// `not-found`, `not-acceptable`, `method-not-allowed`, `busy`, `upload-timeout`,
-    /// `analysis-timeout`, `internal`.
+    /// `analysis-timeout`, `unauthorized`, `forbidden`, `rate-limited`, `internal`.
     pub code: String,
 }
 
@@ -74,6 +86,9 @@ impl AppError {
                 StatusCode::SERVICE_UNAVAILABLE
             }
             AppError::UploadTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
+            AppError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            AppError::Forbidden(_) => StatusCode::FORBIDDEN,
+            AppError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -90,6 +105,9 @@ impl AppError {
             AppError::Busy { .. } => "busy",
             AppError::UploadTimeout { .. } => "upload-timeout",
             AppError::AnalysisTimeout { .. } => "analysis-timeout",
+            AppError::Unauthorized(_) => "unauthorized",
+            AppError::Forbidden(_) => "forbidden",
+            AppError::RateLimited { .. } => "rate-limited",
             AppError::Internal(_) => "internal",
         }
     }
@@ -116,10 +134,12 @@ impl AppError {
         }
     }
 
-    /// Seconds after which a retry may succeed, for 503s.
+    /// Seconds after which a retry may succeed, for 503s and 429s.
     fn retry_after(&self) -> Option<u64> {
         match self {
-            AppError::Busy { retry_after } => Some(*retry_after),
+            AppError::Busy { retry_after } | AppError::RateLimited { retry_after, .. } => {
+                Some(*retry_after)
+            }
             AppError::AnalysisTimeout { .. } => Some(30),
             _ => None,
         }

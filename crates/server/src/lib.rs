@@ -13,14 +13,26 @@
 //! [`Config::header_timeout`] to send each request's head (also the idle time allowed
 //! between requests); a panic is answered 500 and the server goes on. Errors are
 //! `application/problem+json` (RFC 9457).
+//!
+//! Around the routes, [`Config::guard`] ([`Guard`]) adds authentication (tokens, or a
+//! trusted proxy's header), a rate per client and the audit trail; [`Config::tls`] serves
+//! HTTPS. An answer that a client leaves unread for [`Config::request_timeout`] is dropped
+//! with its connection.
 
+mod audit;
+mod auth;
 mod compare;
+mod conn;
 mod error;
+mod guard;
 mod negotiate;
 mod openapi;
 mod page;
+mod rate;
 mod recommend;
 mod routes;
+mod tls;
+mod tokens;
 mod upload;
 
 use std::fmt;
@@ -33,15 +45,20 @@ use advisor_engine::{Capture, EngineError, IngestError, Session};
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioTimer;
 use hyper_util::server::graceful::GracefulShutdown;
-use hyper_util::service::TowerToHyperService;
 use tokio::sync::Semaphore;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
 use tracing::Level;
 
+pub use audit::Audit;
+pub use auth::TrustedProxy;
 pub use error::{AppError, Problem};
+pub use guard::Guard;
+pub use rate::Rate;
+pub use tls::{Tls, TlsError};
+pub use tokens::{TOKEN_PREFIX, Tokens, TokensError, new_token, token_digest, valid_name};
 
 /// Default body limit: 256 MiB.
 pub const DEFAULT_MAX_UPLOAD: usize = 256 * 1024 * 1024;
@@ -72,6 +89,10 @@ pub struct Config {
     /// kept); past it, the connection is closed. Slow clients sending nothing but a few
     /// header bytes cannot hold connections open.
     pub header_timeout: Duration,
+    /// Who may call the service, at what rate, and the audit trail: all off by default.
+    pub guard: Guard,
+    /// HTTPS with this certificate and key; plain HTTP when `None`.
+    pub tls: Option<Tls>,
 }
 
 impl Default for Config {
@@ -82,6 +103,8 @@ impl Default for Config {
             queue_wait: DEFAULT_QUEUE_WAIT,
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
             header_timeout: DEFAULT_HEADER_TIMEOUT,
+            guard: Guard::default(),
+            tls: None,
         }
     }
 }
@@ -162,7 +185,7 @@ impl AppState {
     }
 }
 
-/// The service's routes and layers.
+/// The service's routes and layers, inside the guard's ([`Config::guard`]).
 pub fn app(state: AppState) -> Router {
     let routes = Router::new()
         .route("/", get(page::upload_page))
@@ -173,7 +196,8 @@ pub fn app(state: AppState) -> Router {
         .route("/api/v1/rules", get(routes::rules))
         .route("/api/v1/catalog/vm/{size}", get(routes::catalog_vm))
         .route("/api/v1/openapi.json", get(openapi::document));
-    layered(routes, state)
+    let guarded = state.clone();
+    guard::around(layered(routes, state), &guarded)
 }
 
 /// The fallbacks and the request-wide layers around `routes`.
@@ -199,7 +223,8 @@ fn layered(routes: Router<AppState>, state: AppState) -> Router {
 
 /// Serves [`app`] on `listener` until `shutdown` completes, then finishes the requests in
 /// flight. HTTP/1.1 through hyper, as `axum::serve` does, plus [`Config::header_timeout`]
-/// on every request head, which `axum::serve` cannot set.
+/// on every request head (and TLS handshake), which `axum::serve` cannot set, TLS when
+/// [`Config::tls`] is set, and [`Config::request_timeout`] for an answer the client stalls.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     state: AppState,
@@ -212,13 +237,20 @@ pub async fn serve(
         // uploads fast, and a hundred connections draining their uploads at once hold
         // 6 MB, not 40. A request head must fit in it.
         .max_buf_size(READ_BUFFER);
-    let service = TowerToHyperService::new(app(state));
+    let config = &state.inner.config;
+    let serving = conn::Serving {
+        tls: config.tls.as_ref().map(Tls::acceptor),
+        handshake: config.header_timeout,
+        write: config.request_timeout,
+        http,
+        app: app(state),
+    };
     let connections = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
-        let stream = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
+                Ok(accepted) => accepted,
                 Err(e) => {
                     accept_failed(&e).await;
                     continue;
@@ -226,14 +258,7 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
-        let conn = connections.watch(http.serve_connection(TokioIo::new(stream), service.clone()));
-        tokio::spawn(async move {
-            // A header timeout, a reset or a client gone mid-body: the connection is closed
-            // and nothing else needs doing. Idle keep-alive connections end this way too.
-            if let Err(e) = conn.await {
-                tracing::debug!(error = %e, "connection closed");
-            }
-        });
+        tokio::spawn(serving.clone().connection(stream, peer, connections.watcher()));
     }
     drop(listener);
     connections.shutdown().await;
@@ -282,6 +307,11 @@ pub async fn shutdown_signal() {
 /// `SocketAddr` as a URL base: `http://127.0.0.1:8080`.
 pub fn base_url(addr: SocketAddr) -> String {
     format!("http://{addr}")
+}
+
+/// `SocketAddr` as the URL base of a server with TLS: `https://127.0.0.1:8443`.
+pub fn https_base_url(addr: SocketAddr) -> String {
+    format!("https://{addr}")
 }
 
 #[cfg(test)]
