@@ -658,8 +658,12 @@ fn a_sql_log_wait_names_the_file_and_is_explained_by_the_vm_cached_finding() {
     let evidence = f["evidence"].as_str().expect("evidence");
     assert!(evidence.contains("37.0 ms per write"), "{evidence}");
     assert!(evidence.contains("on E: (P30, host caching ReadOnly)"), "{evidence}");
-    let by: Vec<&str> =
-        f["explained_by"].as_array().expect("explained_by").iter().filter_map(|v| v.as_str()).collect();
+    let by: Vec<&str> = f["explained_by"]
+        .as_array()
+        .expect("explained_by")
+        .iter()
+        .filter_map(|v| v.as_str())
+        .collect();
     assert_eq!(by, ["vm-cached-throughput-cap@vm"], "{f:#?}");
     let cause = findings.iter().find(|c| c["rule"] == "vm-cached-throughput-cap").expect("cause");
     let causes: Vec<&str> =
@@ -667,7 +671,8 @@ fn a_sql_log_wait_names_the_file_and_is_explained_by_the_vm_cached_finding() {
     assert!(causes.contains(&r"sql-file-latency@E:\log\sales_log.ldf"), "{causes:?}");
     // The file stands right after the targets matched to E:, its disk.
     let targets = report["targets"].as_array().expect("targets");
-    let at = targets.iter().position(|t| t["kind"] == "file" && t["name"] == r"E:\log\sales_log.ldf");
+    let at =
+        targets.iter().position(|t| t["kind"] == "file" && t["name"] == r"E:\log\sales_log.ldf");
     let at = at.expect("the log file is a target");
     assert_eq!(targets[at]["matched"], "E:");
     assert_eq!(targets[at - 1]["matched"], "E:", "{:#?}", &targets[at - 1]);

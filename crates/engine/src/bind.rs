@@ -96,15 +96,21 @@ fn bind_files(bound: &mut Bound, captures: &[Capture]) {
     for f in &mut files {
         let Some(path) = f.file.path.as_deref() else { continue };
         let path = path.strip_prefix(r"\\?\").unwrap_or(path);
-        f.disk = place(path, facts.disks.iter().map(|d| (d.limits.name.as_str(), &d.targets)), facts);
+        f.disk =
+            place(path, facts.disks.iter().map(|d| (d.limits.name.as_str(), &d.targets)), facts);
         if f.disk.is_none() {
-            f.pool = place(path, facts.pools.iter().map(|p| (p.limits.name.as_str(), &p.targets)), facts);
+            f.pool = place(
+                path,
+                facts.pools.iter().map(|p| (p.limits.name.as_str(), &p.targets)),
+                facts,
+            );
         }
         // On Linux the mount path the file was placed by is its drive.
         if f.drive.as_deref().is_some_and(|d| d.starts_with('/')) {
-            let on = f.disk.map(|d| facts.disks[d].limits.name.as_str()).or_else(|| {
-                f.pool.map(|p| facts.pools[p].limits.name.as_str())
-            });
+            let on = f
+                .disk
+                .map(|d| facts.disks[d].limits.name.as_str())
+                .or_else(|| f.pool.map(|p| facts.pools[p].limits.name.as_str()));
             f.drive = on.filter(|n| n.starts_with('/')).map(str::to_owned).or(f.drive.take());
         }
     }
@@ -121,7 +127,10 @@ fn bind_files(bound: &mut Bound, captures: &[Capture]) {
     }
     // Roles the topology leaves unsaid, from the files on each disk.
     for (di, d) in bound.facts.disks.iter_mut().enumerate() {
-        if d.temp || !d.limits.role_assumed || name_keys(&d.limits.name).iter().any(|k| OS_NAMES.contains(&k.as_str())) {
+        if d.temp
+            || !d.limits.role_assumed
+            || name_keys(&d.limits.name).iter().any(|k| OS_NAMES.contains(&k.as_str()))
+        {
             continue;
         }
         let on: Vec<&FileInfo> = files.iter().filter(|f| f.disk == Some(di)).collect();
@@ -167,7 +176,9 @@ fn drive_of(path: &str) -> Option<String> {
         return Some(format!("{}:", (b[0] as char).to_ascii_uppercase()));
     }
     if p.starts_with('/') {
-        return p.rsplit_once('/').map(|(dir, _)| if dir.is_empty() { "/" } else { dir }.to_owned());
+        return p
+            .rsplit_once('/')
+            .map(|(dir, _)| if dir.is_empty() { "/" } else { dir }.to_owned());
     }
     None
 }

@@ -374,7 +374,13 @@ impl Counters {
     pub fn averages(&self) -> Vec<(Metric, f64)> {
         let mut out = Vec::new();
         for (n, bytes, stall, lat, size) in [
-            (self.reads, self.bytes_read, self.read_stall_ms, Metric::ReadLatencyMs, Metric::ReadIoKib),
+            (
+                self.reads,
+                self.bytes_read,
+                self.read_stall_ms,
+                Metric::ReadLatencyMs,
+                Metric::ReadIoKib,
+            ),
             (
                 self.writes,
                 self.bytes_written,

@@ -5,8 +5,8 @@
 
 use advisor_model::Location;
 
-use super::rows::{self, Col, Named, Parsed, Row};
 use super::QUERY_COLUMNS;
+use super::rows::{self, Col, Named, Parsed, Row};
 use crate::IngestError;
 
 /// Cells of one line: each cell's text and the 1-based column (in characters) it starts at.
@@ -121,8 +121,8 @@ pub(super) fn read(file: &str, text: &str) -> Result<Parsed, IngestError> {
     let sep = separator(first);
     let typed = lines.iter().any(|(_, l)| is_type_line(l));
     let at = |line: u64, col: u64| Location::line(line, col);
-    let first_cells =
-        split(first, sep).map_err(|c| IngestError::invalid(file, Some(at(first_no, c)), "a quote is left open"))?;
+    let first_cells = split(first, sep)
+        .map_err(|c| IngestError::invalid(file, Some(at(first_no, c)), "a quote is left open"))?;
     let mut parsed = Parsed::default();
     // The columns, by the header or by the query's order.
     let (cols, header): (Vec<Option<Col>>, Option<&str>) = if is_header(&first_cells) {
@@ -217,7 +217,10 @@ pub(super) fn read(file: &str, text: &str) -> Result<Parsed, IngestError> {
             rows::set(&mut row, *col, cell, at(no, *col_no)).map_err(|e| {
                 let name = header
                     .and_then(|h| split(h, sep).ok())
-                    .and_then(|h| h.get(cols.iter().position(|c| c == &Some(*col))?).map(|(n, _)| n.trim().to_owned()))
+                    .and_then(|h| {
+                        h.get(cols.iter().position(|c| c == &Some(*col))?)
+                            .map(|(n, _)| n.trim().to_owned())
+                    })
                     .unwrap_or_else(|| col_name(*col).to_owned());
                 IngestError::invalid(file, Some(at(no, *col_no)), format!("{name}: {e}"))
             })?;
@@ -229,11 +232,7 @@ pub(super) fn read(file: &str, text: &str) -> Result<Parsed, IngestError> {
 
 /// The query's name of a column, for messages about a file without a header.
 fn col_name(col: Col) -> &'static str {
-    QUERY_COLUMNS
-        .iter()
-        .find(|n| rows::col_of(n) == Named::Read(col))
-        .copied()
-        .unwrap_or("column")
+    QUERY_COLUMNS.iter().find(|n| rows::col_of(n) == Named::Read(col)).copied().unwrap_or("column")
 }
 
 #[cfg(test)]
@@ -243,10 +242,7 @@ mod tests {
     #[test]
     fn splits_quoted_cells_and_keeps_their_columns() {
         let cells = split("\"a,b\",c,\"d\"\"e\"", ',').unwrap_or_default();
-        assert_eq!(
-            cells,
-            vec![("a,b".to_owned(), 1), ("c".to_owned(), 7), ("d\"e".to_owned(), 9)]
-        );
+        assert_eq!(cells, vec![("a,b".to_owned(), 1), ("c".to_owned(), 7), ("d\"e".to_owned(), 9)]);
         assert_eq!(split("\"open,x", ','), Err(1));
         assert_eq!(separator("a;b;c"), ';');
         assert_eq!(separator("\"a;b\",c"), ',');

@@ -74,7 +74,9 @@ pub(super) fn read(file: &str, text: &str) -> Result<Parsed, IngestError> {
         let prefix = if several { format!("document {} $", d + 1) } else { "$".to_owned() };
         let (items, base) = match doc {
             Value::Array(a) => (a.as_slice(), prefix.clone()),
-            Value::Object(o) if o.keys().any(|k| rows::col_of(k) == Named::Read(rows::Col::Reads)) => {
+            Value::Object(o)
+                if o.keys().any(|k| rows::col_of(k) == Named::Read(rows::Col::Reads)) =>
+            {
                 (std::slice::from_ref(doc), prefix.clone())
             }
             // ROOT('name'): the array under the one key.

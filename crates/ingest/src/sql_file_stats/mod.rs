@@ -87,7 +87,9 @@ impl CaptureFormat for SqlFileStats {
     }
 
     fn supported(&self) -> Option<&'static str> {
-        Some("SQL Server file statistics (sys.dm_io_virtual_file_stats with sys.master_files, as CSV or FOR JSON)")
+        Some(
+            "SQL Server file statistics (sys.dm_io_virtual_file_stats with sys.master_files, as CSV or FOR JSON)",
+        )
     }
 
     /// JSON or a CSV header naming the DMV's counters (`num_of_reads`, `io_stall...`), or a
@@ -102,7 +104,10 @@ impl CaptureFormat for SqlFileStats {
         if (first.starts_with('[') || first.starts_with('{')) && named {
             return Sniff::Yes;
         }
-        if named && csv::header_line(head.text).is_some_and(|l| l.to_ascii_lowercase().contains("num_of_reads")) {
+        if named
+            && csv::header_line(head.text)
+                .is_some_and(|l| l.to_ascii_lowercase().contains("num_of_reads"))
+        {
             return Sniff::Yes;
         }
         if csv::is_query_row(first) {
@@ -120,11 +125,11 @@ impl CaptureFormat for SqlFileStats {
 pub fn read(file: &str, text: &str) -> Result<RawCapture, IngestError> {
     let body = text.trim_start_matches('\u{feff}');
     let lead = body.trim_start();
-    let parsed = if lead.starts_with('[') || lead.starts_with('{') || lead.starts_with(SSMS_JSON_COLUMN)
-    {
-        json::read(file, body)?
-    } else {
-        csv::read(file, body)?
-    };
+    let parsed =
+        if lead.starts_with('[') || lead.starts_with('{') || lead.starts_with(SSMS_JSON_COLUMN) {
+            json::read(file, body)?
+        } else {
+            csv::read(file, body)?
+        };
     rows::build(file, parsed)
 }

@@ -51,9 +51,11 @@ pub(super) fn col_of(name: &str) -> Named {
         .collect();
     // A qualified name from a join (`vfs.num_of_reads`, `mf.physical_name`).
     let key = match name.rsplit_once('.') {
-        Some((_, tail)) if !tail.is_empty() => {
-            tail.chars().filter(|c| !matches!(c, ' ' | '_' | '[' | ']' | '"')).flat_map(char::to_lowercase).collect()
-        }
+        Some((_, tail)) if !tail.is_empty() => tail
+            .chars()
+            .filter(|c| !matches!(c, ' ' | '_' | '[' | ']' | '"'))
+            .flat_map(char::to_lowercase)
+            .collect(),
         _ => key,
     };
     use Col::*;
@@ -67,9 +69,7 @@ pub(super) fn col_of(name: &str) -> Named {
         "fileid" => FileId,
         "typedesc" | "filetype" | "filetypedesc" | "type" => TypeDesc,
         "logicalname" | "name" | "logicalfilename" => LogicalName,
-        "physicalname" | "physicalfilename" | "filepath" | "path" | "physicalpath" => {
-            PhysicalName
-        }
+        "physicalname" | "physicalfilename" | "filepath" | "path" | "physicalpath" => PhysicalName,
         "samplems" => SampleMs,
         "numofreads" => Reads,
         "numofbytesread" => BytesRead,
@@ -79,8 +79,16 @@ pub(super) fn col_of(name: &str) -> Named {
         "iostallwritems" => StallWrite,
         "sizeondiskbytes" => Size,
         // The DMV's other columns, and the properties `Export-Csv` writes of a DataRow.
-        "iostall" | "iostallqueuedreadms" | "iostallqueuedwritems" | "filehandle"
-        | "pdwnodeid" | "rowerror" | "rowstate" | "table" | "itemarray" | "haserrors" => {
+        "iostall"
+        | "iostallqueuedreadms"
+        | "iostallqueuedwritems"
+        | "filehandle"
+        | "pdwnodeid"
+        | "rowerror"
+        | "rowstate"
+        | "table"
+        | "itemarray"
+        | "haserrors" => {
             return Named::Known;
         }
         _ => return Named::Unknown,
@@ -158,7 +166,8 @@ pub(super) fn whole(cell: &str) -> Result<Option<f64>, String> {
             _ => Err(format!("\"{t}\" is too large for a counter")),
         };
     }
-    let looks_localized = t.chars().all(|c| c.is_ascii_digit() || matches!(c, ',' | '.' | ' ' | '\u{a0}' | '\''));
+    let looks_localized =
+        t.chars().all(|c| c.is_ascii_digit() || matches!(c, ',' | '.' | ' ' | '\u{a0}' | '\''));
     if looks_localized && t.chars().any(|c| c.is_ascii_digit()) {
         return Err(format!(
             "\"{t}\" is not a whole number: the DMV's counters are integers, so a decimal \
@@ -265,7 +274,8 @@ fn file_kind(r: &Row, guessed: &mut bool) -> DbFileKind {
     if let Some(k) = r.kind {
         return k;
     }
-    let ext = r.path.as_deref().and_then(|p| p.rsplit_once('.')).map(|(_, e)| e.to_ascii_lowercase());
+    let ext =
+        r.path.as_deref().and_then(|p| p.rsplit_once('.')).map(|(_, e)| e.to_ascii_lowercase());
     match ext.as_deref() {
         Some("ldf") => {
             *guessed = true;

@@ -126,8 +126,7 @@ pub(super) fn parse_all(cells: &[&str]) -> Result<Vec<Stamp>, (usize, String)> {
         .collect::<Result<_, _>>()?;
     // Slashed and dotted dates: day first when a first number above 12 says so (a dotted
     // date is day first in every locale that writes one).
-    let day_first_slash =
-        parts.iter().any(|p| !p.year_first && p.date.3 == '/' && p.date.0 > 12);
+    let day_first_slash = parts.iter().any(|p| !p.year_first && p.date.3 == '/' && p.date.0 > 12);
     let mut out = Vec::with_capacity(parts.len());
     for (i, p) in parts.iter().enumerate() {
         let (a, b, year, sep) = p.date;
@@ -139,7 +138,13 @@ pub(super) fn parse_all(cells: &[&str]) -> Result<Vec<Stamp>, (usize, String)> {
             (a, b)
         };
         let date = NaiveDate::from_ymd_opt(year, month, day).ok_or_else(|| {
-            (i, format!("\"{}\" is not a date (read as year {year}, month {month}, day {day})", cells[i].trim()))
+            (
+                i,
+                format!(
+                    "\"{}\" is not a date (read as year {year}, month {month}, day {day})",
+                    cells[i].trim()
+                ),
+            )
         })?;
         let ms = NaiveDateTime::new(date, p.time).and_utc().timestamp_millis();
         out.push(Stamp { ms, offset_min: p.offset_min });

@@ -473,7 +473,9 @@ impl Evaluation<'_> {
             DiskField::DataFiles => {
                 count(&|x| user(x) && x.file.kind == advisor_model::DbFileKind::Rows)
             }
-            DiskField::LogFiles => count(&|x| user(x) && x.file.kind == advisor_model::DbFileKind::Log),
+            DiskField::LogFiles => {
+                count(&|x| user(x) && x.file.kind == advisor_model::DbFileKind::Log)
+            }
             DiskField::TempdbFiles => count(&|x| x.file.is_tempdb()),
             _ => Ok(Value::Text(file_list(&on))),
         }
@@ -515,10 +517,7 @@ fn file_list(files: &[&FileInfo]) -> String {
 
 /// The version a size's name ends in: 6 for `Standard_D8ds_v6`, 1 without `_vN`.
 pub(super) fn generation(size: &str) -> u32 {
-    size.rsplit_once("_v")
-        .and_then(|(_, v)| v.parse::<u32>().ok())
-        .filter(|v| *v > 0)
-        .unwrap_or(1)
+    size.rsplit_once("_v").and_then(|(_, v)| v.parse::<u32>().ok()).filter(|v| *v > 0).unwrap_or(1)
 }
 
 fn file_field(x: &FileInfo, f: FileField) -> OrMissing<Value> {

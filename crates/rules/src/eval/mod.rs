@@ -32,8 +32,7 @@ use advisor_model::{Direction, Episode, EpisodeWindow, Finding, Metric, Scale, T
 
 pub use facts::{
     AxisOrPoints, BenchInfo, CatalogCaps, DiskInfo, Facts, FileInfo, KnownRanks, MemorySeries,
-    PoolInfo,
-    Series, SeriesSource, SizeCaps, SkuCaps, SourceValues, TargetId, TargetInfo, VmInfo,
+    PoolInfo, Series, SeriesSource, SizeCaps, SkuCaps, SourceValues, TargetId, TargetInfo, VmInfo,
 };
 
 use crate::ast::{BinaryOp, UnaryOp};
