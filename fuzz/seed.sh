@@ -23,6 +23,7 @@ seed fio_json "$fx"/captures/fio-json/* "$fx"/invalid/*.json
 seed sar_text "$fx"/captures/sar-text/* "$fx"/invalid/sar-*
 seed sadf "$fx"/captures/sadf-csv/* "$fx"/captures/sadf-json/* "$fx"/captures/sadf-xml/* "$fx"/invalid/sadf-*
 seed azure_monitor_json "$fx"/captures/azure-monitor-json/* "$fx"/invalid/azure-monitor-error.json
+seed sql_file_stats "$fx"/captures/sql-file-stats/* "$fx"/invalid/sql-file-stats-*
 seed topology "$fx"/topologies/*.* "$fx"/topologies/invalid/* "$fx"/topologies/warnings/*
 seed topology_documents $(find "$fx/topologies/documents" -type f ! -name '*.md' ! -name '*.py')
 seed bundle "$fx"/bundles/*.zip "$fx"/bundles/*.tar.gz "$fx"/invalid/bundle-*

@@ -639,3 +639,42 @@ fn verdicts_of_the_field_shapes() {
         assert!(html.contains("class=\"verdict\""), "{name}: no verdict in the page");
     }
 }
+
+/// SQL Server's file statistics beside the DS13_v2 field capture: the finding names the
+/// waiting file (the sales log on E:, 37 ms per write), sits under the VM cached budget's
+/// finding that explains it, and the file's series are listed right after E:'s own.
+#[test]
+fn a_sql_log_wait_names_the_file_and_is_explained_by_the_vm_cached_finding() {
+    let (captures, topology) = scenario("ds13v2-sql-log-waits-behind-temp-disk");
+    let out = analyze(&captures, Some(&topology), &["--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+    let findings = report["findings"].as_array().expect("findings");
+    let f = findings
+        .iter()
+        .find(|f| f["rule"] == "sql-file-latency")
+        .unwrap_or_else(|| panic!("no sql-file-latency finding: {findings:#?}"));
+    assert_eq!(f["subject"], r"E:\log\sales_log.ldf");
+    let evidence = f["evidence"].as_str().expect("evidence");
+    assert!(evidence.contains("37.0 ms per write"), "{evidence}");
+    assert!(evidence.contains("on E: (P30, host caching ReadOnly)"), "{evidence}");
+    let by: Vec<&str> = f["explained_by"]
+        .as_array()
+        .expect("explained_by")
+        .iter()
+        .filter_map(|v| v.as_str())
+        .collect();
+    assert_eq!(by, ["vm-cached-throughput-cap@vm"], "{f:#?}");
+    let cause = findings.iter().find(|c| c["rule"] == "vm-cached-throughput-cap").expect("cause");
+    let causes: Vec<&str> =
+        cause["causes"].as_array().expect("causes").iter().filter_map(|v| v.as_str()).collect();
+    assert!(causes.contains(&r"sql-file-latency@E:\log\sales_log.ldf"), "{causes:?}");
+    // The file stands right after the targets matched to E:, its disk.
+    let targets = report["targets"].as_array().expect("targets");
+    let at =
+        targets.iter().position(|t| t["kind"] == "file" && t["name"] == r"E:\log\sales_log.ldf");
+    let at = at.expect("the log file is a target");
+    assert_eq!(targets[at]["matched"], "E:");
+    assert_eq!(targets[at - 1]["matched"], "E:", "{:#?}", &targets[at - 1]);
+    assert_ne!(targets[at - 1]["kind"], "file");
+}

@@ -43,6 +43,7 @@ fn every_fixture_capture_is_read() {
         "fio-json",
         "azure-monitor-json",
         "sar-text",
+        "sql-file-stats",
     ] {
         assert!(formats.contains(f), "no fixture for {f}");
     }

@@ -84,6 +84,13 @@ fn expected(name: &str) -> (i32, &'static str) {
         }
         "perfmon-duplicate-timestamps.csv" => (0, "repeat the time stamp of the line before"),
         "perfmon-excel-resave-de.csv" => (0, "re-saved by a spreadsheet"),
+        "sql-file-stats-localized-counters.csv" => {
+            (2, "4:100: num_of_bytes_read: \"622.854.144.000\" is not a whole number")
+        }
+        "sql-file-stats-for-json-cut.json" => (2, "1:1500: the JSON ends early"),
+        "sql-file-stats-restarted.csv" => {
+            (0, "13:1: a file's counters went back between two snapshots")
+        }
         "perfmon-nan-inf-negative.csv" => (0, "dropped values that cannot be right"),
         "perfmon-non-monotonic-time.csv" => (0, "the time goes backwards"),
         "perfmon-truncated-mid-row.csv" => (0, "last line truncated"),

@@ -65,6 +65,11 @@ const CONTRACT_IDS: &[&str] = &[
     "slow-device",
     "local-disk-saturated",
     "bench-no-warmup",
+    // SQL Server's file statistics (rules/README.md, "sql/").
+    "sql-file-latency",
+    "sql-files-on-os-disk",
+    "sql-log-shares-data-disk",
+    "sql-tempdb-not-on-temp-disk",
 ];
 
 /// Cases that fail because a RULE or the EVALUATOR is wrong, not the fixture: (rule id or
@@ -325,6 +330,10 @@ rule_tests! {
     platform_disk_throttled => "platform-disk-throttled",
     platform_burst_credits_exhausted => "platform-burst-credits-exhausted",
     platform_confirms_guest_latency => "platform-confirms-guest-latency",
+    sql_file_latency => "sql-file-latency",
+    sql_files_on_os_disk => "sql-files-on-os-disk",
+    sql_log_shares_data_disk => "sql-log-shares-data-disk",
+    sql_tempdb_not_on_temp_disk => "sql-tempdb-not-on-temp-disk",
 }
 
 #[test]

@@ -82,6 +82,7 @@ pub(crate) fn run<R: Send>(
         warnings.extend(t.warnings.iter().map(ToString::to_string));
         warnings.extend(bound.matching.warnings.iter().map(ToString::to_string));
     }
+    warnings.extend(bound.notes.iter().cloned());
     warnings.extend(platform.notes.iter().cloned());
     warnings.extend(captures.iter().filter_map(coarse_interval));
     let verdict = crate::verdict::judge(&outcome.findings, captures, &stats, settings.registry);
@@ -172,6 +173,7 @@ fn kind_name(k: TargetKind) -> &'static str {
         TargetKind::Aggregate => "aggregate",
         TargetKind::Host => "host",
         TargetKind::Platform => "platform",
+        TargetKind::File => "file",
     }
 }
 
@@ -217,6 +219,26 @@ fn target_summaries(
             });
         }
     }
+    beside_their_disks(out)
+}
+
+/// Database files listed right after the last target matched to the disk they sit on, so a
+/// disk's series and its files' read together; files on no known disk stay last, in order.
+fn beside_their_disks(all: Vec<TargetSummary>) -> Vec<TargetSummary> {
+    let (files, mut out): (Vec<_>, Vec<_>) = all.into_iter().partition(|t| t.kind == "file");
+    let mut rest = Vec::new();
+    // In reverse, each inserted right after its disk's last target: they keep their order.
+    for f in files.into_iter().rev() {
+        let at = f.matched.as_ref().and_then(|m| {
+            out.iter().rposition(|t| t.kind != "file" && t.matched.as_ref() == Some(m))
+        });
+        match at {
+            Some(i) => out.insert(i + 1, f),
+            None => rest.push(f),
+        }
+    }
+    rest.reverse();
+    out.extend(rest);
     out
 }
 

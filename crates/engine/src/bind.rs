@@ -3,13 +3,14 @@
 //! the same binding (which topology name each target matched, which disk it stands for).
 
 use advisor_model::limits::{BurstModel, Cache, DiskLimits, FigureOrigin, Role, VmLimits};
-use advisor_model::{Metric, TargetKind};
+use advisor_model::{DbFileKind, Metric, TargetKind};
 use advisor_normalize::{Capture, TargetStats, metric_stats};
 use advisor_rules::eval::{
-    BenchInfo, DiskInfo, Facts, PoolInfo, TargetId, TargetInfo, VmInfo, percentile_of,
+    BenchInfo, DiskInfo, Facts, FileInfo, PoolInfo, TargetId, TargetInfo, VmInfo, percentile_of,
 };
 use advisor_topology::{
-    CaptureTarget, Limits, Matching, Subject, Topology, match_targets, normalize_name,
+    CaptureTarget, Limits, Matching, Subject, Topology, match_targets, matches, name_keys,
+    normalize_name,
 };
 
 /// The facts the rules read, and what the report needs from the same binding.
@@ -22,6 +23,9 @@ pub(crate) struct Bound {
     pub(crate) matched: Vec<Option<String>>,
     /// Per entry of `facts.targets`: the disk it stands for (index into `facts.disks`).
     pub(crate) disk_of: Vec<Option<usize>>,
+    /// What the binding assumed (a disk's role read from the database files on it), for
+    /// the report's warnings.
+    pub(crate) notes: Vec<String>,
 }
 
 /// The percentile of a target's IOPS the busy test reads.
@@ -56,12 +60,154 @@ pub(crate) fn bind_known(
         matching: Matching::default(),
         matched: vec![None; n],
         disk_of: vec![None; n],
+        notes: Vec::new(),
     };
     if let Some(t) = topology {
         let busy = busy_targets(captures, busy_iops, stats);
         bind_topology(&mut bound, t, &busy);
     }
+    bind_files(&mut bound, captures);
     bound
+}
+
+/// The database files of SQL Server's file statistics, each placed on the topology disk
+/// (or pool, or the temp disk) its path is on: by drive letter (`E:\data\x.mdf` on `E:`,
+/// or on the disk whose PerfMon instance `2 E:` names the letter) or by the longest mount
+/// path a disk is named by (`/var/opt/mssql/data/x.mdf` on `/var/opt/mssql`). A placed
+/// file's target is matched to that disk's name, beside its series. A disk whose role the
+/// topology does not write takes `log` or `tempdb` when only such files sit on it.
+fn bind_files(bound: &mut Bound, captures: &[Capture]) {
+    let mut files = Vec::new();
+    for (ci, c) in captures.iter().enumerate() {
+        for f in &c.meta.files {
+            let id = TargetId { capture: ci, target: f.target };
+            let Some(t) = bound.facts.targets.iter().find(|t| t.id == id) else { continue };
+            files.push(FileInfo {
+                target: id,
+                name: t.name.clone(),
+                file: f.clone(),
+                drive: f.path.as_deref().and_then(drive_of),
+                disk: None,
+                pool: None,
+            });
+        }
+    }
+    let facts = &bound.facts;
+    for f in &mut files {
+        let Some(path) = f.file.path.as_deref() else { continue };
+        let path = path.strip_prefix(r"\\?\").unwrap_or(path);
+        f.disk =
+            place(path, facts.disks.iter().map(|d| (d.limits.name.as_str(), &d.targets)), facts);
+        if f.disk.is_none() {
+            f.pool = place(
+                path,
+                facts.pools.iter().map(|p| (p.limits.name.as_str(), &p.targets)),
+                facts,
+            );
+        }
+        // On Linux the mount path the file was placed by is its drive.
+        if f.drive.as_deref().is_some_and(|d| d.starts_with('/')) {
+            let on = f
+                .disk
+                .map(|d| facts.disks[d].limits.name.as_str())
+                .or_else(|| f.pool.map(|p| facts.pools[p].limits.name.as_str()));
+            f.drive = on.filter(|n| n.starts_with('/')).map(str::to_owned).or(f.drive.take());
+        }
+    }
+    for f in &files {
+        let name = f
+            .disk
+            .map(|d| bound.facts.disks[d].limits.name.clone())
+            .or_else(|| f.pool.map(|p| bound.facts.pools[p].limits.name.clone()));
+        if let Some(i) = bound.facts.targets.iter().position(|t| t.id == f.target)
+            && let Some(slot) = bound.matched.get_mut(i)
+        {
+            *slot = name;
+        }
+    }
+    // Roles the topology leaves unsaid, from the files on each disk.
+    for (di, d) in bound.facts.disks.iter_mut().enumerate() {
+        if d.temp
+            || !d.limits.role_assumed
+            || name_keys(&d.limits.name).iter().any(|k| OS_NAMES.contains(&k.as_str()))
+        {
+            continue;
+        }
+        let on: Vec<&FileInfo> = files.iter().filter(|f| f.disk == Some(di)).collect();
+        let user = |f: &&FileInfo| !f.file.is_system() && !f.file.is_tempdb();
+        let logs = on.iter().filter(|f| user(f) && f.file.kind == DbFileKind::Log).count();
+        let data = on.iter().filter(|f| user(f) && f.file.kind == DbFileKind::Rows).count();
+        let tempdb = on.iter().filter(|f| f.file.is_tempdb()).count();
+        let role = match (logs, data, tempdb) {
+            (l, 0, 0) if l > 0 => Role::Log,
+            (0, 0, t) if t > 0 => Role::Tempdb,
+            _ => continue,
+        };
+        d.limits.role = role;
+        let names: Vec<&str> = on
+            .iter()
+            .map(|f| f.name.rsplit(['\\', '/']).next().unwrap_or(&f.name))
+            .take(3)
+            .collect();
+        let more = if on.len() > 3 { format!(" and {} more", on.len() - 3) } else { String::new() };
+        bound.notes.push(format!(
+            "{}: its role is taken as {} from the SQL Server files on it ({}{more}), as the \
+             topology gives none (fix: write role = \"{}\" in its [[disk]] to keep it, or the \
+             role it has)",
+            d.limits.name,
+            role.name(),
+            names.join(", "),
+            role.name()
+        ));
+    }
+    bound.facts.files = files;
+}
+
+/// Names of the OS disk whose role is not read from files: it is the OS disk whatever it
+/// holds (`os-disk-workload` says so).
+const OS_NAMES: [&str; 2] = ["c:", "sda"];
+
+/// The drive letter (`E:`) or the directory (`/var/opt/mssql/data`) of a file's path; a
+/// share (`\\server\share\...`) has none.
+fn drive_of(path: &str) -> Option<String> {
+    let p = path.trim().strip_prefix(r"\\?\").unwrap_or(path.trim());
+    let b = p.as_bytes();
+    if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
+        return Some(format!("{}:", (b[0] as char).to_ascii_uppercase()));
+    }
+    if p.starts_with('/') {
+        return p
+            .rsplit_once('/')
+            .map(|(dir, _)| if dir.is_empty() { "/" } else { dir }.to_owned());
+    }
+    None
+}
+
+/// The subject (index) a file's path is on: one named by its drive letter or a mount path
+/// above it (the longest), else one whose capture targets name the drive letter.
+fn place<'a>(
+    path: &str,
+    subjects: impl Iterator<Item = (&'a str, &'a Vec<TargetId>)> + Clone,
+    facts: &Facts,
+) -> Option<usize> {
+    let by_name = subjects
+        .clone()
+        .enumerate()
+        .filter(|(_, (name, _))| matches(name, path, Some(TargetKind::Benchmark)))
+        .max_by_key(|(_, (name, _))| name.len())
+        .map(|(i, _)| i);
+    if by_name.is_some() {
+        return by_name;
+    }
+    // `disk2` matched to PerfMon's `2 E:`: the letter is the target's.
+    let letter = drive_of(path).filter(|d| d.len() == 2)?;
+    subjects.enumerate().find_map(|(i, (_, targets))| {
+        targets
+            .iter()
+            .filter_map(|id| facts.targets.iter().find(|t| t.id == *id))
+            .any(|t| name_keys(&t.name).iter().any(|k| k.eq_ignore_ascii_case(&letter)))
+            .then_some(i)
+    })
 }
 
 /// Every target of every capture, numbered by capture and position.
@@ -287,6 +433,7 @@ fn temp_limits(name: &str, cache: Cache, vm: Option<&VmLimits>) -> DiskLimits {
     DiskLimits {
         name: name.to_owned(),
         role: Role::Temp,
+        role_assumed: false,
         cache,
         cache_setting: cache,
         cache_assumed: true,

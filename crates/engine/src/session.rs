@@ -423,7 +423,12 @@ impl Session {
                 Err(e) => errors.push(e),
             }
         }
-        if errors.is_empty() { Ok(captures) } else { Err(EngineError::Unreadable(errors)) }
+        if !errors.is_empty() {
+            return Err(EngineError::Unreadable(errors));
+        }
+        // One snapshot per file of one source (SQL Server's file statistics): the rates
+        // between them.
+        advisor_normalize::join_snapshots(captures).map_err(|e| EngineError::Unreadable(vec![e]))
     }
 
     /// Ties captures already read to the topology, evaluates the rules, and gathers what a

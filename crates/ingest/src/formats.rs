@@ -18,7 +18,7 @@ use advisor_model::{Format, RawCapture};
 use crate::decode::{self, Decoding};
 use crate::error::{ErrorKind, IngestError};
 use crate::perfmon::Language;
-use crate::{azure_monitor, diskspd, fio, iostat, perfmon, refusals, sar};
+use crate::{azure_monitor, diskspd, fio, iostat, perfmon, refusals, sar, sql_file_stats};
 
 /// Every input advisor recognises, in the order detection tries them: the first row that
 /// claims the input decides (a [`Sniff::Fallback`] claim only when no row does). The
@@ -50,6 +50,7 @@ pub const FORMATS: &[Entry] = &[
     Entry::Read(&diskspd::DiskspdText),
     Entry::Read(&fio::FioJson),
     Entry::Read(&azure_monitor::AzureMonitorJson),
+    Entry::Read(&sql_file_stats::SqlFileStats),
     Entry::Read(&sar::SarText),
     Entry::Refuse(&refusals::DISKSTATS),
     Entry::Refuse(&refusals::FIO_TERSE),
@@ -345,8 +346,10 @@ mod tests {
             supported(),
             "PerfMon CSV (typeperf/relog), iostat text (iostat -x -t 1), iostat JSON \
              (iostat -x -t -o JSON 1), DiskSpd XML (-Rxml) or text, fio JSON \
-             (--output-format=json), Azure Monitor metrics JSON (az monitor metrics list), sar \
-             text (sar -A, sar -d -p -u) and sadf -d, -j or -x output (sadf saDD -- -d -p -u)"
+             (--output-format=json), Azure Monitor metrics JSON (az monitor metrics list), SQL \
+             Server file statistics (sys.dm_io_virtual_file_stats with sys.master_files, as CSV \
+             or FOR JSON), sar text (sar -A, sar -d -p -u) and sadf -d, -j or -x output (sadf \
+             saDD -- -d -p -u)"
         );
     }
 

@@ -18,6 +18,8 @@ pub mod iostat;
 pub mod perfmon;
 mod refusals;
 pub mod sar;
+pub mod snapshots;
+pub mod sql_file_stats;
 
 pub use advisor_model::RawCapture;
 pub use error::{ErrorKind, IngestError};

@@ -27,10 +27,10 @@ use crate::{Inner, Server};
 #[serde(deny_unknown_fields)]
 struct AnalyzeArgs {
     /// Capture files (PerfMon CSV, iostat text or JSON, sar, DiskSpd XML or text, fio
-    /// JSON, Azure Monitor metrics JSON; the format is read from the content) or collector
-    /// bundles (a folder, a .tar.gz or a .zip), analysed together into one report. Paths
-    /// are absolute or relative to the server's working directory, and must be inside a
-    /// directory the server allows.
+    /// JSON, Azure Monitor metrics JSON, SQL Server file statistics as CSV or FOR JSON; the
+    /// format is read from the content) or collector bundles (a folder, a .tar.gz or a
+    /// .zip), analysed together into one report. Paths are absolute or relative to the
+    /// server's working directory, and must be inside a directory the server allows.
     #[schemars(length(min = 1))]
     paths: Vec<String>,
     /// The VM's topology: the topology file (TOML or JSON), or the VM's own documents

@@ -117,8 +117,9 @@ pub struct NotEvaluated {
 pub struct InputSummary {
     pub file: String,
     /// `perfmon-csv`, `iostat-text`, `iostat-json`, `diskspd-xml`, `diskspd-text`, `fio-json`,
-    /// `azure-monitor-json`, `sar-text`, `sadf-csv`, `sadf-json`, `sadf-xml`; for the other
-    /// files of a collector bundle (`bundle.tgz!imds.json`): `collector-manifest` (the
+    /// `azure-monitor-json`, `sar-text`, `sadf-csv`, `sadf-json`, `sadf-xml`,
+    /// `sql-file-stats`; for the other files of a collector bundle
+    /// (`bundle.tgz!imds.json`): `collector-manifest` (the
     /// collector's manifest.json: host, start and end of the collection), `topology` (a
     /// document the topology was read from) or `ignored` (not read; `reason` says why).
     pub format: String,

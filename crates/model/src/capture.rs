@@ -71,6 +71,9 @@ pub enum TargetKind {
     /// A budget the Azure platform meters (Azure Monitor): the VM's cached or uncached
     /// budget, or one disk (`LUN 0`, `OS disk`, a managed disk's name).
     Platform,
+    /// A database file (SQL Server's file statistics: one data, log or tempdb file, named by
+    /// its path); what it is, is in [`CaptureMeta::files`].
+    File,
 }
 
 /// One thing a capture measured, named as the capture spells it.
@@ -227,6 +230,201 @@ pub struct CaptureMeta {
     /// The machine's CPU count, when the capture states it (iostat's banner `(8 CPU)`,
     /// DiskSpd's processor topology).
     pub cpus: Option<u32>,
+    /// What each database file target is (SQL Server's file statistics), one per target of
+    /// kind [`TargetKind::File`].
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<DbFile>,
+    /// A capture that holds one snapshot of cumulative counters (SQL Server's file
+    /// statistics taken once): the counters, so that a snapshot of the same source taken
+    /// later, in another file, gives rates over the time between ([`Snapshot::rates`]).
+    #[serde(skip)]
+    pub snapshot: Option<Snapshot>,
+}
+
+/// The kind of a database file, as `sys.master_files.type_desc` says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DbFileKind {
+    /// `ROWS`: a data file (`.mdf`, `.ndf`).
+    Rows,
+    /// `LOG`: a transaction log (`.ldf`).
+    Log,
+    /// `FILESTREAM` containers.
+    Filestream,
+    /// `FULLTEXT` catalogs of SQL Server 2005 and earlier.
+    Fulltext,
+    /// The capture does not say.
+    Unknown,
+}
+
+impl DbFileKind {
+    /// `type_desc` as SQL Server writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Rows => "ROWS",
+            Self::Log => "LOG",
+            Self::Filestream => "FILESTREAM",
+            Self::Fulltext => "FULLTEXT",
+            Self::Unknown => "unknown",
+        }
+    }
+}
+
+/// A database file a capture measured (SQL Server's file statistics): what it is, beside its
+/// target's series.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DbFile {
+    /// Index into [`CaptureMeta::targets`].
+    pub target: u32,
+    /// The database's name (`DB_NAME(database_id)`), when the capture gives it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub database: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub database_id: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file_id: Option<u32>,
+    /// The file's logical name (`sys.master_files.name`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub logical_name: Option<String>,
+    /// The operating system's path (`sys.master_files.physical_name`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    pub kind: DbFileKind,
+    /// Bytes on disk (`size_on_disk_bytes`) at the last snapshot.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size_bytes: Option<f64>,
+    /// The figures are averages since SQL Server started (one snapshot), not rates over an
+    /// interval.
+    pub since_start: bool,
+}
+
+impl DbFile {
+    /// `tempdb`'s files: database id 2, or the name.
+    pub fn is_tempdb(&self) -> bool {
+        self.database_id == Some(2)
+            || self.database.as_deref().is_some_and(|d| d.eq_ignore_ascii_case("tempdb"))
+    }
+
+    /// `master`, `model` and `msdb` (ids 1, 3, 4): placed by setup, light IO.
+    pub fn is_system(&self) -> bool {
+        matches!(self.database_id, Some(1 | 3 | 4))
+            || self.database.as_deref().is_some_and(|d| {
+                ["master", "model", "msdb"].iter().any(|s| d.eq_ignore_ascii_case(s))
+            })
+    }
+
+    /// What the file is for, in the topology's words: `tempdb` (any of tempdb's files),
+    /// `log`, `data`, or `other` (FILESTREAM, full-text, unknown).
+    pub fn role(&self) -> crate::limits::Role {
+        use crate::limits::Role;
+        if self.is_tempdb() {
+            return Role::Tempdb;
+        }
+        match self.kind {
+            DbFileKind::Rows => Role::Data,
+            DbFileKind::Log => Role::Log,
+            _ => Role::Other,
+        }
+    }
+
+    /// How a report names the database: its name, else `database N`.
+    pub fn database_label(&self) -> String {
+        match (&self.database, self.database_id) {
+            (Some(d), _) => d.clone(),
+            (None, Some(id)) => format!("database {id}"),
+            (None, None) => "a database".to_owned(),
+        }
+    }
+}
+
+/// Cumulative IO counters of one target at one instant, as SQL Server's file statistics
+/// count them since the instance started: operations, bytes and the time users waited.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Counters {
+    pub reads: f64,
+    pub bytes_read: f64,
+    /// Milliseconds users waited for the reads, in all.
+    pub read_stall_ms: Option<f64>,
+    pub writes: f64,
+    pub bytes_written: f64,
+    pub write_stall_ms: Option<f64>,
+}
+
+impl Counters {
+    /// Each counter of `later` less this one's; `None` when any went back (the counters
+    /// were reset: the instance restarted, the database was detached or reattached).
+    pub fn delta(&self, later: &Counters) -> Option<Counters> {
+        let d = |a: f64, b: f64| (b >= a).then_some(b - a);
+        let stall = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (Some(a), Some(b)) => d(a, b).map(Some),
+            _ => Some(None),
+        };
+        Some(Counters {
+            reads: d(self.reads, later.reads)?,
+            bytes_read: d(self.bytes_read, later.bytes_read)?,
+            read_stall_ms: stall(self.read_stall_ms, later.read_stall_ms)?,
+            writes: d(self.writes, later.writes)?,
+            bytes_written: d(self.bytes_written, later.bytes_written)?,
+            write_stall_ms: stall(self.write_stall_ms, later.write_stall_ms)?,
+        })
+    }
+
+    /// The averages these counters give per operation: read and write latency (ms) and IO
+    /// size (KiB), each only when the direction had operations.
+    pub fn averages(&self) -> Vec<(Metric, f64)> {
+        let mut out = Vec::new();
+        for (n, bytes, stall, lat, size) in [
+            (
+                self.reads,
+                self.bytes_read,
+                self.read_stall_ms,
+                Metric::ReadLatencyMs,
+                Metric::ReadIoKib,
+            ),
+            (
+                self.writes,
+                self.bytes_written,
+                self.write_stall_ms,
+                Metric::WriteLatencyMs,
+                Metric::WriteIoKib,
+            ),
+        ] {
+            if n > 0.0 {
+                if let Some(s) = stall {
+                    out.push((lat, s / n));
+                }
+                out.push((size, bytes / n / 1024.0));
+            }
+        }
+        out
+    }
+
+    /// The rates these counters (a [`Counters::delta`]) give over `seconds`, with the
+    /// averages per operation: IOPS and MiB/s by direction, latency and IO size.
+    pub fn rates(&self, seconds: f64) -> Vec<(Metric, f64)> {
+        const MIB: f64 = 1_048_576.0;
+        let mut out = vec![
+            (Metric::ReadIops, self.reads / seconds),
+            (Metric::WriteIops, self.writes / seconds),
+            (Metric::ReadMbps, self.bytes_read / seconds / MIB),
+            (Metric::WriteMbps, self.bytes_written / seconds / MIB),
+        ];
+        out.extend(self.averages());
+        out
+    }
+}
+
+/// One snapshot of cumulative counters, per target, with the clocks it was taken by.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Snapshot {
+    /// The source's own clock in ms (SQL Server's `sample_ms`: since the machine started).
+    pub clock_ms: Option<i64>,
+    /// Wall-clock time as written (ms since 1970, no zone applied), when the capture says.
+    pub time_ms: Option<i64>,
+    /// Who took it (the server), so that only snapshots of one source are joined.
+    pub source: Option<String>,
+    /// Per target (index into [`CaptureMeta::targets`]): its counters.
+    pub counters: Vec<(u32, Counters)>,
 }
 
 impl CaptureMeta {
@@ -247,6 +445,8 @@ impl CaptureMeta {
             since_boot_only: false,
             relative_time: false,
             cpus: None,
+            files: Vec::new(),
+            snapshot: None,
         }
     }
 

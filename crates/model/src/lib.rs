@@ -23,8 +23,8 @@ pub use analysis::{
 };
 pub use batch::{BATCH_SCHEMA, BatchEntry, BatchIndex, BatchStatus, WorstFinding};
 pub use capture::{
-    BenchSettings, CaptureMeta, Direction, Format, RawCapture, SourcePercentile, Table, Target,
-    TargetKind, Warning,
+    BenchSettings, CaptureMeta, Counters, DbFile, DbFileKind, Direction, Format, RawCapture,
+    Snapshot, SourcePercentile, Table, Target, TargetKind, Warning,
 };
 pub use compare::{
     BenchRun, BudgetChange, COMPARE_SCHEMA, COMPARED_METRICS, CapUse, CompareWarning, Comparison,

@@ -308,6 +308,10 @@ pub enum FigureOrigin {
 pub struct DiskLimits {
     pub name: String,
     pub role: Role,
+    /// True when the role is not written (`data` by default): the database files on the
+    /// disk may give it (the engine's binding).
+    #[serde(skip)]
+    pub role_assumed: bool,
     /// The effective host caching: None when the disk or the VM size cannot use host
     /// caching, whatever the setting. The budgets count by it.
     pub cache: Cache,

@@ -39,6 +39,13 @@ pub(crate) fn parse(file: &str, reading: Reading<'_>) -> Result<Parsed, IngestEr
     Ok(Parsed { format, decoding, values })
 }
 
+/// Samples in plain columns made by advisor itself (snapshots joined across files): UTF-8,
+/// nothing to say of a text.
+pub(crate) fn table(raw: RawCapture) -> Parsed {
+    let decoding = Decoding { encoding: encoding_rs::UTF_8, had_errors: false };
+    Parsed { format: raw.meta.format, decoding, values: Values::Table(raw) }
+}
+
 /// A PerfMon CSV read in pieces from its file ([`perfmon::stream`]).
 pub(crate) fn streamed(decoding: Decoding, parsed: perfmon::Parsed) -> Parsed {
     Parsed { format: advisor_ingest::perfmon::FORMAT, decoding, values: Values::Csv(parsed) }

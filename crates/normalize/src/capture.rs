@@ -63,6 +63,36 @@ pub fn read_path_with(
     build::capture(&file, parsed)
 }
 
+/// Joins the captures that each hold one snapshot of cumulative counters of one source
+/// (SQL Server's file statistics run once per file, the files given together): each group
+/// becomes one capture of the rates between its snapshots
+/// ([`advisor_ingest::snapshots::join`]), named by its files (`a.csv + b.csv`), where the
+/// first of them stood. The others stay as they are.
+pub fn join_snapshots(captures: Vec<Capture>) -> Result<Vec<Capture>, IngestError> {
+    let metas: Vec<&advisor_model::CaptureMeta> = captures.iter().map(|c| &c.meta).collect();
+    let joined = advisor_ingest::snapshots::join(&metas);
+    if joined.is_empty() {
+        return Ok(captures);
+    }
+    let mut slots: Vec<Option<Capture>> = captures.into_iter().map(Some).collect();
+    let mut out: Vec<(usize, Capture)> = Vec::new();
+    for (raw, idx) in joined {
+        let names: Vec<String> =
+            idx.iter().filter_map(|&i| slots.get(i)?.as_ref().map(|c| c.file.clone())).collect();
+        let file = names.join(" + ");
+        let first = idx.iter().copied().min().unwrap_or(0);
+        for &i in &idx {
+            if let Some(s) = slots.get_mut(i) {
+                *s = None;
+            }
+        }
+        out.push((first, build::capture(&file, build::table(raw))?));
+    }
+    out.extend(slots.into_iter().enumerate().filter_map(|(i, c)| Some((i, c?))));
+    out.sort_by_key(|(i, _)| *i);
+    Ok(out.into_iter().map(|(_, c)| c).collect())
+}
+
 /// Reads and normalizes a capture held in memory; `file` names it in messages.
 pub fn read_bytes(file: &str, bytes: &[u8]) -> Result<Capture, IngestError> {
     read_bytes_with(file, bytes, shipped_tables())

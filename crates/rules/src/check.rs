@@ -26,7 +26,7 @@ mod tree;
 pub use tree::*;
 
 const COLLECTIONS: &[&str] = &["disks", "pools", "targets", "benches", "pool.members"];
-const OBJECTS: &[&str] = &["vm", "host", "disk", "pool", "bench", "target"];
+const OBJECTS: &[&str] = &["vm", "host", "disk", "pool", "bench", "target", "file"];
 /// Doc sections, all required.
 pub const DOC_SECTIONS: &[&str] = &["what", "why", "fix"];
 

@@ -269,6 +269,8 @@ word_enum!(
         Target = "target",
         /// once per platform budget in Azure Monitor metrics (VM cached, VM uncached, each disk).
         Platform = "platform",
+        /// once per database file in SQL Server's file statistics.
+        File = "file",
     }
 );
 
@@ -291,7 +293,7 @@ word_enum!(
 
 word_enum!(
     /// The kinds of collection element (and of per-element scope).
-    ElementKind { Disk = "disk", Pool = "pool", Bench = "bench", Target = "target" }
+    ElementKind { Disk = "disk", Pool = "pool", Bench = "bench", Target = "target", File = "file" }
 );
 
 impl ElementKind {
@@ -306,6 +308,7 @@ impl ElementKind {
             Self::Pool => PoolField::names().collect(),
             Self::Bench => BenchField::names().collect(),
             Self::Target => TargetField::names().collect(),
+            Self::File => FileField::names().collect(),
         }
     }
 
@@ -316,6 +319,7 @@ impl ElementKind {
             Self::Pool => PoolField::parse(name).map(Field::Pool),
             Self::Bench => BenchField::parse(name).map(Field::Bench),
             Self::Target => TargetField::parse(name).map(Field::Target),
+            Self::File => FileField::parse(name).map(Field::File),
         }
     }
 }
@@ -329,6 +333,7 @@ impl Scope {
             Self::Pool => Some(ElementKind::Pool),
             Self::Bench => Some(ElementKind::Bench),
             Self::Target | Self::Platform => Some(ElementKind::Target),
+            Self::File => Some(ElementKind::File),
         }
     }
 }
@@ -375,6 +380,8 @@ word_enum!(
         ProvisionedMbps = "provisioned_mbps",
         /// the temp disk as a disk element: `vm.temp_disk.iops`, `exists(vm.temp_disk)`.
         TempDisk = "temp_disk",
+        /// the size's version: 6 for Standard_D8ds_v6, 1 for a size without `_vN`.
+        Generation = "generation",
     }
 );
 
@@ -413,6 +420,14 @@ word_enum!(
         VmUncachedBurstMbps = "vm_uncached_burst_mbps",
         /// which VM figures `disk.vm_uncached_*` are, and why (text for evidence).
         VmUncachedBasis = "vm_uncached_basis",
+        /// SQL Server data files (ROWS) of user databases on the disk.
+        DataFiles = "data_files",
+        /// SQL Server transaction logs of user databases on the disk.
+        LogFiles = "log_files",
+        /// tempdb's files (data and log) on the disk.
+        TempdbFiles = "tempdb_files",
+        /// the database files on the disk, named for evidence (`sales_log.ldf (sales, log)`).
+        Files = "files",
     }
 );
 
@@ -483,6 +498,28 @@ word_enum!(
     }
 );
 
+word_enum!(
+    /// `file.*`: a database file of SQL Server's file statistics (`file.disk` is the disk
+    /// it sits on, as an element: `file.disk.cache`, `file.disk.write_latency_ms`).
+    FileField {
+        /// the file's path (`physical_name`), as the capture names the file.
+        Name = "name",
+        /// the database's name (`database 7` when the capture gives only its id).
+        Database = "database",
+        /// `data`, `log`, `tempdb` (any of tempdb's files) or `other`.
+        Role = "role",
+        /// `ROWS`, `LOG`, `FILESTREAM`, `FULLTEXT` (sys.master_files' type_desc).
+        Type = "type",
+        /// a system database's file (master, model, msdb).
+        System = "system",
+        /// the figures are averages since SQL Server started (one snapshot), not rates over
+        /// an interval.
+        SinceStart = "since_start",
+        /// the drive letter or mount path the file is under (`E:`, `/var/opt/mssql`).
+        Drive = "drive",
+    }
+);
+
 /// A field of some object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Field {
@@ -491,6 +528,7 @@ pub enum Field {
     Pool(PoolField),
     Bench(BenchField),
     Target(TargetField),
+    File(FileField),
 }
 
 impl Field {
@@ -523,7 +561,7 @@ impl Field {
                 | VmField::LocalNvmeMbps
                 | VmField::ProvisionedMbps => Throughput,
                 VmField::CacheSize | VmField::TempSize | VmField::Memory => Size,
-                VmField::MaxDataDisks | VmField::Vcpu => Count,
+                VmField::MaxDataDisks | VmField::Vcpu | VmField::Generation => Count,
                 VmField::TempDisk => Element(ElementKind::Disk),
             },
             Self::Disk(f) => match f {
@@ -531,7 +569,9 @@ impl Field {
                 | DiskField::Sku
                 | DiskField::Tier
                 | DiskField::BurstModel
-                | DiskField::VmUncachedBasis => Text,
+                | DiskField::VmUncachedBasis
+                | DiskField::Files => Text,
+                DiskField::DataFiles | DiskField::LogFiles | DiskField::TempdbFiles => Count,
                 DiskField::LatencyNorm => Time,
                 DiskField::Cache | DiskField::CacheSetting => Cache,
                 DiskField::Role => Role,
@@ -582,6 +622,11 @@ impl Field {
                 TargetField::LatencyNorm => Time,
                 TargetField::Local => Bool,
             },
+            Self::File(f) => match f {
+                FileField::Name | FileField::Database | FileField::Type | FileField::Drive => Text,
+                FileField::Role => Role,
+                FileField::System | FileField::SinceStart => Bool,
+            },
         }
     }
 
@@ -592,6 +637,7 @@ impl Field {
             Self::Pool(f) => f.as_str(),
             Self::Bench(f) => f.as_str(),
             Self::Target(f) => f.as_str(),
+            Self::File(f) => f.as_str(),
         }
     }
 }

@@ -92,7 +92,7 @@ mod tests {
         let Ok(catalog) = Catalog::builtin() else { panic!("catalog") };
         let disks = [entry("C:", "P10", "", "os"), entry("E:", "P30", "ReadOnly", "data")];
         let labels = ["row 1".to_owned(), "row 2".to_owned()];
-        let text = "[vm]\nsize = \"Standard_DS13_v2\"\ntemp_disk = \"D:\"\n\n[[disk]]\nname = \"C:\"\nsku = \"P10\"\nrole = \"os\"\n\n[[disk]]\nname = \"E:\"\nsku = \"P30\"\ncache = \"ReadOnly\"\n";
+        let text = "[vm]\nsize = \"Standard_DS13_v2\"\ntemp_disk = \"D:\"\n\n[[disk]]\nname = \"C:\"\nsku = \"P10\"\nrole = \"os\"\n\n[[disk]]\nname = \"E:\"\nsku = \"P30\"\ncache = \"ReadOnly\"\nrole = \"data\"\n";
         let from_form = Topology::from_entries(
             "form",
             "Standard_DS13_v2",

@@ -404,6 +404,7 @@ fn disk_limits(t: &Topology, d: &Disk) -> DiskLimits {
     DiskLimits {
         name: d.name.clone(),
         role: d.role,
+        role_assumed: !d.role_written,
         cache: d.cache,
         cache_setting: d.cache_setting,
         cache_assumed: d.cache_written.is_none(),

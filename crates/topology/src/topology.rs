@@ -72,6 +72,10 @@ pub struct Disk {
     /// `write_accelerator = true|false` (M-series log disks), when the topology says.
     pub write_accelerator: Option<bool>,
     pub role: Role,
+    /// Whether the topology wrote the role (else it is `data` by default, and SQL Server's
+    /// files on the disk may say what it is).
+    #[serde(skip)]
+    pub role_written: bool,
     /// `iops` / `mbps` from the topology (provisioned Premium SSD v2 / Ultra figures, or
     /// overrides).
     pub iops: Option<f64>,
@@ -486,6 +490,7 @@ fn resolve_disk(
         can_cache: None,
         write_accelerator: d.write_accelerator,
         role,
+        role_written: d.role.is_some(),
         iops: d.iops,
         mbps: d.mbps,
         bursting: d.bursting,

@@ -66,6 +66,7 @@ fn kind_name(k: TargetKind) -> &'static str {
         TargetKind::Benchmark => "benchmark",
         TargetKind::Host => "host",
         TargetKind::Platform => "platform",
+        TargetKind::File => "file",
     }
 }
 

@@ -84,6 +84,27 @@ impl<'a> Checker<'a> {
                 }
             };
         }
+        // `file.disk`: the disk the scope's database file sits on, an element.
+        if f == "file" && second.name == "disk" {
+            if self.nearest_element(ElementKind::File) != Some(Owner::Scope) {
+                self.err(
+                    Error::NotInScope { object: "file".into(), scope: self.scope.to_string() },
+                    first.span,
+                );
+                return None;
+            }
+            let Some(t) = third else {
+                return Self::texpr(
+                    TypedExprKind::Ref(Ref::Element(Owner::FileDisk)),
+                    Ty::scalar(Dim::Element(ElementKind::Disk)),
+                    span,
+                );
+            };
+            if too_long(self, 3, "file.disk".into()) {
+                return None;
+            }
+            return self.member(ElementKind::Disk, Owner::FileDisk, "file.disk", t, span);
+        }
         if let Some(kind) = ElementKind::parse(f) {
             let Some(subject) = self.nearest_element(kind) else {
                 self.err(

@@ -181,6 +181,8 @@ pub enum Owner {
     Host,
     /// The temp disk (`vm.temp_disk.iops`).
     TempDisk,
+    /// The disk a `file` rule's database file sits on (`file.disk.cache`).
+    FileDisk,
     /// The element the rule is evaluated for (disk, pool, bench or target scope).
     Scope,
     /// The element of an enclosing aggregate: 0 is the outermost `over`.

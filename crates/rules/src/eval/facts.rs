@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use advisor_model::limits::{DiskLimits, PoolLimits, VmLimits};
-use advisor_model::{BenchSettings, Direction, Metric, Reduced, Scale, TargetKind};
+use advisor_model::{BenchSettings, DbFile, Direction, Metric, Reduced, Scale, TargetKind};
 
 /// A capture target: which capture (the caller's numbering) and which target in it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -61,6 +61,24 @@ pub struct PoolInfo {
     pub limits: PoolLimits,
     pub members: Vec<usize>,
     pub targets: Vec<TargetId>,
+}
+
+/// A database file of SQL Server's file statistics: its capture target, what it is, and the
+/// topology disk it sits on (by drive letter or mount path).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileInfo {
+    pub target: TargetId,
+    /// As the capture names the file: its path.
+    pub name: String,
+    pub file: DbFile,
+    /// The drive letter or mount path the file is under (`E:`, `/var/opt/mssql`), when its
+    /// path says.
+    pub drive: Option<String>,
+    /// Index into [`Facts::disks`] of the disk it sits on (the temp disk too), when the
+    /// topology describes it.
+    pub disk: Option<usize>,
+    /// Index into [`Facts::pools`] of the striped volume it sits on, when it does.
+    pub pool: Option<usize>,
 }
 
 /// A benchmark target (a fio job, a DiskSpd target) and how it ran.
@@ -128,6 +146,8 @@ pub struct Facts {
     pub benches: Vec<BenchInfo>,
     /// Every capture target (all kinds; the evaluator picks disks, volumes and devices).
     pub targets: Vec<TargetInfo>,
+    /// The database files of SQL Server's file statistics (the `file` scope).
+    pub files: Vec<FileInfo>,
     /// The host target with CPU and memory counters, when a capture has one.
     pub host: Option<TargetId>,
     /// The machine's CPU count, when the captures state one (and agree on it): a ceiling is

@@ -140,6 +140,7 @@ impl Evaluation<'_> {
                 }
             }
             VmField::TempDisk => Ok(Value::Element(self.temp_disk()?)),
+            VmField::Generation => Ok(Value::Num(f64::from(generation(&l.size)))),
         }
     }
 
@@ -229,6 +230,10 @@ impl Evaluation<'_> {
                         )),
                     },
                     DiskField::InPool => Ok(Value::Bool(l.pool.is_some())),
+                    DiskField::DataFiles
+                    | DiskField::LogFiles
+                    | DiskField::TempdbFiles
+                    | DiskField::Files => self.disk_files(i, f),
                     DiskField::VmUncachedIops
                     | DiskField::VmUncachedMbps
                     | DiskField::VmUncachedBurstIops
@@ -345,6 +350,10 @@ impl Evaluation<'_> {
                     None => missing(format!("{} is not an Azure Monitor budget", t.name)),
                 }
             }
+            (Element::File(i), Field::File(f)) => {
+                let Some(x) = c.files.get(i) else { return missing("internal: file") };
+                file_field(x, f)
+            }
             (Element::Target(i), Field::Target(f)) => {
                 let Some(t) = c.targets.get(i) else { return missing("internal: target") };
                 Ok(Value::Text(match f {
@@ -364,6 +373,7 @@ impl Evaluation<'_> {
                         TargetKind::Aggregate => "aggregate",
                         TargetKind::Host => "host",
                         TargetKind::Platform => "platform",
+                        TargetKind::File => "file",
                     }
                     .to_owned(),
                 }))
@@ -443,6 +453,97 @@ impl Evaluation<'_> {
             },
         }
     }
+}
+
+impl Evaluation<'_> {
+    /// `disk.data_files`, `log_files`, `tempdb_files` and `files`: the database files of
+    /// SQL Server's file statistics that sit on disk `i`. Data and log files count those of
+    /// user databases (master, model and msdb stay where setup put them, with little IO).
+    fn disk_files(&self, i: usize, f: DiskField) -> OrMissing<Value> {
+        let c = self.facts;
+        if c.files.is_empty() {
+            return missing(NO_FILES);
+        }
+        let on: Vec<&FileInfo> = c.files.iter().filter(|x| x.disk == Some(i)).collect();
+        let count = |p: &dyn Fn(&FileInfo) -> bool| {
+            Ok(Value::Num(on.iter().filter(|x| p(x)).count() as f64))
+        };
+        let user = |x: &FileInfo| !x.file.is_system() && !x.file.is_tempdb();
+        match f {
+            DiskField::DataFiles => {
+                count(&|x| user(x) && x.file.kind == advisor_model::DbFileKind::Rows)
+            }
+            DiskField::LogFiles => {
+                count(&|x| user(x) && x.file.kind == advisor_model::DbFileKind::Log)
+            }
+            DiskField::TempdbFiles => count(&|x| x.file.is_tempdb()),
+            _ => Ok(Value::Text(file_list(&on))),
+        }
+    }
+}
+
+/// The files on a disk for evidence: `sales_log.ldf (sales, log)`, `tempdb.mdf (tempdb,
+/// data)`, the first five by role (logs, tempdb, data, other), then how many more.
+fn file_list(files: &[&FileInfo]) -> String {
+    if files.is_empty() {
+        return "none".to_owned();
+    }
+    let mut v: Vec<&FileInfo> = files.to_vec();
+    let rank = |x: &FileInfo| match x.file.role() {
+        limits::Role::Log => 0,
+        limits::Role::Tempdb => 1,
+        limits::Role::Data => 2,
+        _ => 3,
+    };
+    v.sort_by_key(|x| (rank(x), x.name.to_lowercase()));
+    let shown: Vec<String> = v
+        .iter()
+        .take(5)
+        .map(|x| {
+            let base = x.name.rsplit(['\\', '/']).next().unwrap_or(&x.name);
+            let kind = match x.file.kind {
+                advisor_model::DbFileKind::Rows => "data",
+                advisor_model::DbFileKind::Log => "log",
+                advisor_model::DbFileKind::Filestream => "FILESTREAM",
+                advisor_model::DbFileKind::Fulltext => "full-text",
+                advisor_model::DbFileKind::Unknown => "type unknown",
+            };
+            format!("{base} ({}, {kind})", x.file.database_label())
+        })
+        .collect();
+    let more = v.len().saturating_sub(5);
+    if more > 0 { format!("{} and {more} more", shown.join(", ")) } else { shown.join(", ") }
+}
+
+/// The version a size's name ends in: 6 for `Standard_D8ds_v6`, 1 without `_vN`.
+pub(super) fn generation(size: &str) -> u32 {
+    size.rsplit_once("_v").and_then(|(_, v)| v.parse::<u32>().ok()).filter(|v| *v > 0).unwrap_or(1)
+}
+
+fn file_field(x: &FileInfo, f: FileField) -> OrMissing<Value> {
+    let file = &x.file;
+    Ok(match f {
+        FileField::Name => Value::Text(x.name.clone()),
+        FileField::Database => Value::Text(file.database_label()),
+        FileField::Role => Value::Role(role(file.role())),
+        FileField::Type => match file.kind {
+            advisor_model::DbFileKind::Unknown => {
+                return missing(format!(
+                    "the type of {} is unknown: keep sys.master_files' type_desc in the query",
+                    x.name
+                ));
+            }
+            k => Value::Text(k.name().to_owned()),
+        },
+        FileField::System => Value::Bool(file.is_system()),
+        FileField::SinceStart => Value::Bool(file.since_start),
+        FileField::Drive => match &x.drive {
+            Some(d) => Value::Text(d.clone()),
+            None => {
+                return missing(format!("the path of {} names no drive or mount", x.name));
+            }
+        },
+    })
 }
 
 fn role(r: limits::Role) -> Role {

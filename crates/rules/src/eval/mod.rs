@@ -31,8 +31,8 @@ use std::sync::Arc;
 use advisor_model::{Direction, Episode, EpisodeWindow, Finding, Metric, Scale, TargetKind, Unit};
 
 pub use facts::{
-    AxisOrPoints, BenchInfo, CatalogCaps, DiskInfo, Facts, KnownRanks, MemorySeries, PoolInfo,
-    Series, SeriesSource, SizeCaps, SkuCaps, SourceValues, TargetId, TargetInfo, VmInfo,
+    AxisOrPoints, BenchInfo, CatalogCaps, DiskInfo, Facts, FileInfo, KnownRanks, MemorySeries,
+    PoolInfo, Series, SeriesSource, SizeCaps, SkuCaps, SourceValues, TargetId, TargetInfo, VmInfo,
 };
 
 use crate::ast::{BinaryOp, UnaryOp};
@@ -41,7 +41,8 @@ use crate::check::{
     CheckedRule, Collection, Constant, Owner, Ref, TypedExpr, TypedExprKind, TypedPart,
 };
 use crate::types::{
-    BenchField, CacheMode, DiskField, Field, PoolField, Role, Severity, TargetField, VmField,
+    BenchField, CacheMode, DiskField, Field, FileField, PoolField, Role, Severity, TargetField,
+    VmField,
 };
 pub use cache::metric_percentiles;
 pub(crate) use cache::repeated_calls;
@@ -65,6 +66,9 @@ pub const NO_POOLS: &str =
 pub const NO_BENCH: &str = "no benchmark in the inputs: add a fio JSON or DiskSpd result";
 /// The reason for target rules without disk, volume or device targets.
 pub const NO_TARGETS: &str = "no disk, volume or device targets in the captures";
+
+/// The reason for file rules without SQL Server's file statistics.
+pub const NO_FILES: &str = "no SQL Server file statistics in the inputs: add the results of sys.dm_io_virtual_file_stats joined with sys.master_files (advisor's query: docs/formats.md, \"SQL Server file statistics: the query\")";
 
 /// The reason for platform rules without Azure Monitor metrics.
 pub const NO_PLATFORM: &str = "no Azure Monitor metrics in the inputs: add the JSON of `az monitor metrics list --resource VM_ID --interval PT1M --metrics \"VM Cached IOPS Consumed Percentage\" ... --output json`";
@@ -137,6 +141,7 @@ impl<'a> Evaluation<'a> {
             Element::Pool(i) => c.pools.get(i).map(|p| p.limits.name.clone()),
             Element::Bench(i) => c.benches.get(i).map(|b| b.name.clone()),
             Element::Target(i) => c.targets.get(i).map(|t| t.name.clone()),
+            Element::File(i) => c.files.get(i).map(|f| f.name.clone()),
         }
         .unwrap_or_default()
     }
@@ -151,6 +156,7 @@ impl<'a> Evaluation<'a> {
                 Element::Pool(_) => "this pool",
                 Element::Bench(_) => "this benchmark target",
                 Element::Target(_) => "this target",
+                Element::File(_) => "this file",
             }
             .to_owned();
         }
@@ -161,6 +167,7 @@ impl<'a> Evaluation<'a> {
             Element::Pool(_) => format!("pool \"{name}\""),
             Element::Bench(_) => format!("benchmark target \"{name}\""),
             Element::Target(_) => format!("target \"{name}\""),
+            Element::File(_) => format!("file \"{name}\""),
         }
     }
 
@@ -442,6 +449,7 @@ impl<'a> Evaluation<'a> {
                 None => missing("internal: no element at this depth"),
             },
             Owner::TempDisk => self.temp_disk(),
+            Owner::FileDisk => self.file_disk(),
             Owner::Vm | Owner::Host => missing("internal: not an element"),
         }
     }
@@ -453,6 +461,35 @@ impl<'a> Evaluation<'a> {
         match self.facts.disks.iter().position(|d| d.temp) {
             Some(i) => Ok(Element::Disk(i)),
             None => missing("no temp disk in the topology: set [vm] temp_disk in --topology"),
+        }
+    }
+
+    /// The disk the scope's database file sits on.
+    fn file_disk(&self) -> OrMissing<Element> {
+        let Some(Element::File(i)) = self.scope else {
+            return missing("internal: file.disk outside a file rule");
+        };
+        let Some(f) = self.facts.files.get(i) else { return missing("internal: file") };
+        if let Some(d) = f.disk {
+            return Ok(Element::Disk(d));
+        }
+        if !self.facts.topology || self.facts.disks.is_empty() {
+            return missing(format!("needs the disk {} is on: {NO_DISKS}", f.name));
+        }
+        match (&f.drive, f.pool) {
+            (_, Some(p)) => missing(format!(
+                "{} is on the striped volume \"{}\", not one disk",
+                f.name,
+                self.facts.pools.get(p).map_or("", |p| p.limits.name.as_str())
+            )),
+            (Some(d), None) => missing(format!(
+                "{} is on {d}, which no topology disk is named as: name the disk \"{d}\" in --topology (or its PerfMon instance `N {d}`)",
+                f.name
+            )),
+            (None, None) => missing(format!(
+                "the path of {} names no drive or mount: advisor's query gives physical_name",
+                f.name
+            )),
         }
     }
 
@@ -507,6 +544,7 @@ impl<'a> Evaluation<'a> {
             Element::Pool(i) => Ok(c.pools.get(i).map(|p| p.targets.clone()).unwrap_or_default()),
             Element::Bench(i) => Ok(c.benches.get(i).map(|b| vec![b.target]).unwrap_or_default()),
             Element::Target(i) => Ok(c.targets.get(i).map(|t| vec![t.id]).unwrap_or_default()),
+            Element::File(i) => Ok(c.files.get(i).map(|f| vec![f.target]).unwrap_or_default()),
         }
     }
 

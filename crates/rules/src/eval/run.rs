@@ -11,8 +11,8 @@ use super::cache::{self, Axes, Folded, SeriesCache, Shared};
 use super::streams::Streams;
 use super::value::{self, Element, Missing, Value};
 use super::{
-    Evaluation, Facts, NO_BENCH, NO_DISKS, NO_PLATFORM, NO_POOLS, NO_TARGETS, SeriesSource,
-    TargetId, is_storage,
+    Evaluation, Facts, NO_BENCH, NO_DISKS, NO_FILES, NO_PLATFORM, NO_POOLS, NO_TARGETS,
+    SeriesSource, TargetId, is_storage,
 };
 use crate::check::CheckedRule;
 use crate::types::Scope;
@@ -293,9 +293,12 @@ fn holding_order(mut pairs: Vec<(usize, usize)>, metrics: &[Vec<Metric>]) -> Vec
     out
 }
 
-/// The topology disk a finding's subject names: the disk itself, or a capture target
-/// matched to it.
+/// The topology disk a finding's subject names: the disk itself, a capture target
+/// matched to it, or a database file on it.
 fn disk_named(facts: &Facts, subject: &str) -> Option<Element> {
+    if let Some(f) = facts.files.iter().find(|f| f.name == subject) {
+        return f.disk.map(Element::Disk);
+    }
     facts
         .disks
         .iter()
@@ -331,6 +334,7 @@ fn subjects(scope: Scope, facts: &Facts) -> Result<Vec<Option<Element>>, &'stati
             .collect(),
         Scope::Pool => (0..facts.pools.len()).map(|i| Some(Element::Pool(i))).collect(),
         Scope::Bench => (0..facts.benches.len()).map(|i| Some(Element::Bench(i))).collect(),
+        Scope::File => (0..facts.files.len()).map(|i| Some(Element::File(i))).collect(),
         Scope::Target | Scope::Platform => facts
             .targets
             .iter()
@@ -348,6 +352,7 @@ fn subjects(scope: Scope, facts: &Facts) -> Result<Vec<Option<Element>>, &'stati
         Scope::Pool => NO_POOLS,
         Scope::Bench => NO_BENCH,
         Scope::Platform => NO_PLATFORM,
+        Scope::File => NO_FILES,
         _ => NO_TARGETS,
     })
 }
@@ -447,6 +452,15 @@ fn subject_targets(facts: &Facts, e: Element) -> Option<Vec<TargetId>> {
         Element::Pool(i) => facts.pools.get(i)?.targets.clone(),
         Element::Bench(i) => vec![facts.benches.get(i)?.target],
         Element::Target(i) => vec![facts.targets.get(i)?.id],
+        // The file's own series and those of the disk it sits on (`file.disk.*`).
+        Element::File(i) => {
+            let f = facts.files.get(i)?;
+            let mut t = vec![f.target];
+            if let Some(d) = f.disk.and_then(|d| facts.disks.get(d)) {
+                t.extend(d.targets.iter().copied());
+            }
+            t
+        }
     };
     t.sort_unstable();
     t.dedup();

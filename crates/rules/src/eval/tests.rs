@@ -757,3 +757,89 @@ fn tier_norms_burst_models_and_benchmark_settlement() {
     let o = evaluate_rule(&r, &c.facts, &c.series);
     assert!(o.not_evaluated[0].reason.contains("steadystate"), "{o:?}");
 }
+
+/// A database file of SQL Server's file statistics on disk `di`, its own capture target.
+fn db_file(
+    c: &mut Inputs,
+    path: &str,
+    db: (&str, u32),
+    kind: advisor_model::DbFileKind,
+    di: Option<usize>,
+) {
+    let t = c.facts.add_target(path, TargetKind::File);
+    let file = advisor_model::DbFile {
+        target: t.target,
+        database: Some(db.0.to_owned()),
+        database_id: Some(db.1),
+        file_id: Some(1),
+        logical_name: None,
+        path: Some(path.to_owned()),
+        kind,
+        size_bytes: None,
+        since_start: false,
+    };
+    c.facts.files.push(FileInfo {
+        target: t,
+        name: path.to_owned(),
+        file,
+        drive: Some(path[..2].to_owned()),
+        disk: di,
+        pool: None,
+    });
+}
+
+#[test]
+fn file_scope_and_the_files_on_a_disk() {
+    use advisor_model::DbFileKind::{Log, Rows};
+    let (mut c, _, _) = two_disks();
+    // Without file statistics: not evaluated, with the query to run.
+    let r = rule("disk", "when disk.log_files > 0", "x");
+    assert_eq!(evaluate_rule(&r, &c.facts, &c.series).not_evaluated[0].reason, NO_FILES);
+    let fr = rule("file", "when file.role == log", "x");
+    assert_eq!(evaluate_rule(&fr, &c.facts, &c.series).not_evaluated[0].reason, NO_FILES);
+
+    db_file(&mut c, r"E:\data\sales.mdf", ("sales", 5), Rows, Some(0));
+    db_file(&mut c, r"E:\log\sales_log.ldf", ("sales", 5), Log, Some(0));
+    db_file(&mut c, r"E:\tempdb\templog.ldf", ("tempdb", 2), Log, Some(0));
+    db_file(&mut c, r"E:\sys\mastlog.ldf", ("master", 1), Log, Some(0));
+    db_file(&mut c, r"Q:\x\other.ldf", ("other", 6), Log, None);
+    let r = rule(
+        "disk",
+        "when disk.log_files > 0",
+        "{disk.name}: {disk.data_files:.0} data, {disk.log_files:.0} logs, {disk.tempdb_files:.0} tempdb: {disk.files}",
+    );
+    let o = evaluate_rule(&r, &c.facts, &c.series);
+    // The system database's log and tempdb's are not a user database's files; the list is
+    // by role (logs, tempdb, data), then by path.
+    assert_eq!(
+        only(&o).evidence,
+        r"E:: 1 data, 1 logs, 1 tempdb: sales_log.ldf (sales, log), mastlog.ldf (master, log), templog.ldf (tempdb, log), sales.mdf (sales, data)"
+    );
+    // A file's fields and its disk's; a file on no topology disk names its drive.
+    let fr = rule(
+        "file",
+        "when file.role == log and not file.system and file.disk.cache != none",
+        "{file.name} {file.database} {file.role} {file.type} {file.drive} on {file.disk.name} ({file.disk.cache})",
+    );
+    let o = evaluate_rule(&fr, &c.facts, &c.series);
+    assert_eq!(only(&o).evidence, r"E:\log\sales_log.ldf sales log LOG E: on E: (ReadOnly)");
+    let n: Vec<&str> = o.not_evaluated.iter().map(|n| n.reason.as_str()).collect();
+    assert_eq!(n.len(), 1, "{n:?}");
+    assert!(
+        n[0].starts_with(r"Q:\x\other.ldf is on Q:, which no topology disk is named as"),
+        "{n:?}"
+    );
+    // tempdb's files have the tempdb role whatever their type.
+    let tr = rule("file", "when file.role == tempdb", "{file.name}");
+    assert_eq!(only(&evaluate_rule(&tr, &c.facts, &c.series)).evidence, r"E:\tempdb\templog.ldf");
+}
+
+#[test]
+fn vm_generation_is_the_number_after_v() {
+    let c = Inputs::with_vm();
+    let r = rule("vm", "when vm.generation == 2", "{vm.size}: v{vm.generation:.0}");
+    assert_eq!(only(&evaluate_rule(&r, &c.facts, &c.series)).evidence, "Standard_DS13_v2: v2");
+    assert_eq!(fields::generation("Standard_D8ds_v6"), 6);
+    assert_eq!(fields::generation("Standard_DS1"), 1);
+    assert_eq!(fields::generation("Standard_M416s_8_v2"), 2);
+}

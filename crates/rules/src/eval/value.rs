@@ -26,6 +26,8 @@ pub(crate) enum Element {
     Bench(usize),
     /// Index into `Facts::targets`.
     Target(usize),
+    /// Index into `Facts::files`.
+    File(usize),
 }
 
 /// The time stamps of a series (ms; `None` for a benchmark's summary row), shared: the
