@@ -15,6 +15,7 @@ pub mod par;
 mod points;
 mod rank;
 mod recommend;
+pub mod work;
 
 pub use analysis::{
     Analysis, DiskCaps, Finding, InputSummary, Insufficient, MetricSummary, NotEvaluated,
