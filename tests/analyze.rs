@@ -3,6 +3,9 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
+#[path = "support/skip.rs"]
+mod skip;
+
 mod common;
 
 use std::path::{Path, PathBuf};
@@ -341,7 +344,7 @@ fn templates_override_file_by_file() {
 #[test]
 fn html_renders_in_chromium() {
     let Some(browser) = chromium() else {
-        eprintln!("skipped: no chromium on PATH (apt-get install chromium)");
+        skip::skip("no chromium on PATH (apt-get install chromium)");
         return;
     };
     let dir = tmp("chromium");
@@ -418,7 +421,7 @@ fn a_coarse_capture_says_what_its_interval_hides() {
 }
 
 /// One sysstat capture rendered by `sar -d -p -u`, `sadf -d` (dates and epoch seconds),
-/// `sadf -j` and `sadf -x` gives the same targets and numbers (issue 19); `sadf -j` with only
+/// `sadf -j` and `sadf -x` gives the same targets and numbers; `sadf -j` with only
 /// the old sector names (sysstat before 12) gives them to the source's rounding.
 #[test]
 fn sadf_renderings_give_the_numbers_of_the_sar_text() {
@@ -471,7 +474,7 @@ fn sadf_renderings_give_the_numbers_of_the_sar_text() {
     );
 }
 
-/// Issue 19's "done when": a sosreport's daily sar text (10-minute averages) analyses with a
+/// A sosreport's daily sar text (10-minute averages) analyses with a
 /// device finding (the data disk held at a P30's 5,000 IOPS with a deep queue) and a CPU
 /// finding, and the report states what its interval cannot show.
 #[test]
@@ -499,8 +502,17 @@ fn a_sosreport_sar_day_gives_device_and_cpu_findings_and_its_interval_limits() {
     assert!(warnings.contains("one sample every 10 minutes"), "{warnings}");
 }
 
-/// One verdict case: its name, captures, topology (when it has one), status and cause.
-type VerdictCase = (String, Vec<String>, Option<String>, String, Option<String>);
+/// One verdict case: its name, captures, topology (when it has one), status, cause, and the
+/// rule ids the report must carry and must not.
+struct VerdictCase {
+    name: String,
+    captures: Vec<String>,
+    topology: Option<String>,
+    status: String,
+    cause: Option<String>,
+    fire: Vec<String>,
+    quiet: Vec<String>,
+}
 
 /// The verdict cases of `fixtures/verdict/`: each folder's captures (with its topology when
 /// it has one), and the status and cause its `expect.toml` gives.
@@ -509,6 +521,10 @@ fn verdict_cases() -> Vec<VerdictCase> {
     struct Expect {
         status: String,
         cause: String,
+        #[serde(default)]
+        fire: Vec<String>,
+        #[serde(default)]
+        quiet: Vec<String>,
     }
     let dir = repo().join("fixtures/verdict");
     let mut out = Vec::new();
@@ -534,9 +550,17 @@ fn verdict_cases() -> Vec<VerdictCase> {
         let text = std::fs::read_to_string(d.join("expect.toml")).expect("expect.toml");
         let e: Expect = toml::from_str(&text).expect("expect.toml parses");
         let cause = (!e.cause.is_empty()).then_some(e.cause);
-        out.push((name, captures, topology, e.status, cause));
+        out.push(VerdictCase {
+            name,
+            captures,
+            topology,
+            status: e.status,
+            cause,
+            fire: e.fire,
+            quiet: e.quiet,
+        });
     }
-    assert!(out.len() >= 9, "the verdict cases are there: {out:?}");
+    assert!(out.len() >= 20, "the verdict cases are there: {}", out.len());
     out
 }
 
@@ -548,7 +572,8 @@ fn verdict_cases() -> Vec<VerdictCase> {
 /// and HTML reports open with the JSON verdict's headline.
 #[test]
 fn verdicts_of_the_field_shapes() {
-    for (name, captures, topology, status, cause) in verdict_cases() {
+    for case in verdict_cases() {
+        let VerdictCase { name, captures, topology, status, cause, fire, quiet } = case;
         let out = analyze(&captures, topology.as_deref(), &["--format", "json"]);
         assert_eq!(out.status.code(), Some(0), "{name}: {}", stderr(&out));
         let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON report");
@@ -562,6 +587,13 @@ fn verdicts_of_the_field_shapes() {
             .collect();
         assert_eq!(verdict["status"], status.as_str(), "{name}: {headline}\n{ids:?}");
         assert_eq!(verdict["cause"].as_str(), cause.as_deref(), "{name}: {headline}\n{ids:?}");
+        let has = |rule: &str| ids.iter().any(|i| i.split_once('@').map(|(r, _)| r) == Some(rule));
+        for rule in &fire {
+            assert!(has(rule), "{name}: {rule} must be reported: {ids:?}");
+        }
+        for rule in &quiet {
+            assert!(!has(rule), "{name}: {rule} must not be reported: {ids:?}");
+        }
         assert!(!headline.is_empty(), "{name}: no headline");
         assert!(!headline.contains("No problems") || status == "healthy", "{name}: {headline}");
         if status == "insufficient-data" {

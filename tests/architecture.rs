@@ -1,8 +1,11 @@
-//! The repository's own rules. The dependency direction the README's architecture section
-//! states, checked against `cargo metadata`: each workspace crate may use only the crates
-//! the README lists after it, and every crate must be listed. The README's list is the
-//! rule, so it cannot drift from the code. And tests, CI and load scripts name no address
-//! but loopback (below).
+//! The repository's own rules. The dependency direction the guide's architecture page
+//! (`docs/architecture.md`) states, checked against `cargo metadata`: each workspace crate
+//! may use only the crates the page lists after it, and every crate must be listed. The
+//! page's list is the rule, so it cannot drift from the code. Tests, CI and load scripts
+//! name no address but loopback (below). And the docs hold: the README is short and shows
+//! the quick-start and test commands CI runs (kept in `Cargo.toml`'s
+//! `[workspace.metadata.advisor]`), the guide's links resolve, and its `advisor` examples
+//! run.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -14,14 +17,23 @@ fn root() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
 }
 
+fn architecture_page() -> String {
+    std::fs::read_to_string(root().join("docs/architecture.md")).expect("docs/architecture.md")
+}
+
 /// `- \`engine\`: \`model\`, \`normalize\`, ...` lines of the "## Architecture" section:
 /// crate (short name) to the crates it may use. A line's list may go on over indented
 /// continuation lines; text in parentheses is a comment.
 fn allowed(readme: &str) -> BTreeMap<String, BTreeSet<String>> {
-    let section = readme
-        .split("\n## ")
-        .find(|s| s.starts_with("Architecture"))
-        .expect("README has an \"## Architecture\" section");
+    // The guide's page is the section; in a longer document, its "## Architecture".
+    let section = if readme.starts_with("# Architecture") {
+        readme
+    } else {
+        readme
+            .split("\n## ")
+            .find(|s| s.starts_with("Architecture"))
+            .expect("an \"## Architecture\" section")
+    };
     // Each entry: its name and its text, continuation lines joined.
     let mut entries: Vec<(String, String)> = Vec::new();
     let mut open = false;
@@ -56,7 +68,7 @@ fn allowed(readme: &str) -> BTreeMap<String, BTreeSet<String>> {
         let deps = list.split('`').skip(1).step_by(2).map(str::to_owned).collect();
         assert!(out.insert(name.clone(), deps).is_none(), "{name} listed twice");
     }
-    assert!(out.len() >= 5, "the README's dependency list was not found: {out:?}");
+    assert!(out.len() >= 5, "the architecture page's dependency list was not found: {out:?}");
     out
 }
 
@@ -96,23 +108,27 @@ fn actual() -> BTreeMap<String, BTreeSet<String>> {
 }
 
 #[test]
-fn dependencies_point_the_way_the_readme_says() {
-    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
+fn dependencies_point_the_way_the_architecture_page_says() {
+    let readme = architecture_page();
     let allowed = allowed(&readme);
     let actual = actual();
     let mut wrong = Vec::new();
     for (name, deps) in &actual {
         let Some(ok) = allowed.get(name) else {
-            wrong.push(format!("`{name}` is not in the README's architecture list"));
+            wrong.push(format!("`{name}` is not in docs/architecture.md's list"));
             continue;
         };
         for d in deps.difference(ok) {
-            wrong.push(format!("`{name}` depends on `{d}`, which the README does not allow"));
+            wrong.push(format!(
+                "`{name}` depends on `{d}`, which docs/architecture.md does not allow"
+            ));
         }
     }
     for name in allowed.keys() {
         if !actual.contains_key(name) {
-            wrong.push(format!("the README lists `{name}`, which is not a workspace crate"));
+            wrong.push(format!(
+                "docs/architecture.md lists `{name}`, which is not a workspace crate"
+            ));
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
@@ -120,9 +136,9 @@ fn dependencies_point_the_way_the_readme_says() {
 
 #[test]
 fn the_front_ends_reach_the_pipeline_only_through_the_engine() {
-    // What the README says in words, kept even if its list were loosened.
+    // What the architecture page says in words, kept even if its list were loosened.
     let actual = actual();
-    for front in ["cli", "server"] {
+    for front in ["cli", "server", "mcp", "python"] {
         for inner in ["ingest", "normalize", "rules", "topology"] {
             assert!(
                 !actual[front].contains(inner),
@@ -142,10 +158,10 @@ fn the_rules_read_limits_from_model_not_topology() {
         !actual["rules"].contains("topology"),
         "`rules` depends on `topology`: the limit types it reads live in `advisor_model::limits`"
     );
-    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
+    let readme = architecture_page();
     assert!(
         !allowed(&readme)["rules"].contains("topology"),
-        "the README lets `rules` use `topology`"
+        "docs/architecture.md lets `rules` use `topology`"
     );
 }
 
@@ -418,4 +434,161 @@ fn the_collectors_send_their_metadata_request_where_they_are_told() {
         assert!(defaults >= 1, "{file}: Azure's endpoint is no longer the default");
         assert!(text.contains("ADVISOR_IMDS_URL"), "{file}: the environment setting is gone");
     }
+}
+
+/// The README is a first screen, not a manual: at most 8 KB, and its first `sh` block is
+/// exactly the two set-up commands CI runs (`[workspace.metadata.advisor]` in Cargo.toml,
+/// which `.ci/run` reads), near the top.
+#[test]
+fn the_readme_is_short_and_shows_the_commands_ci_runs() {
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
+    assert!(readme.len() <= 8 * 1024, "README.md is {} bytes, over 8 KB", readme.len());
+    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).expect("Cargo.toml");
+    let manifest: toml::Table = toml::from_str(&manifest).expect("Cargo.toml parses");
+    let commands = &manifest["workspace"]["metadata"]["advisor"];
+    let wanted: Vec<&str> =
+        ["quickstart", "test"].iter().map(|k| commands[k].as_str().expect(k)).collect();
+    let start = readme.find("```sh\n").expect("a sh block in the README") + "```sh\n".len();
+    let block = &readme[start..start + readme[start..].find("```").expect("its end")];
+    let lines: Vec<&str> = block.lines().collect();
+    assert_eq!(lines, wanted, "the README's set-up commands are not CI's");
+    let line_of_block = readme[..start].lines().count();
+    assert!(line_of_block <= 20, "the set-up commands start at line {line_of_block}");
+}
+
+/// An mdBook heading's anchor: lower case, spaces to `-`, other punctuation dropped.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The Markdown the guide is made of: the README, CONTRIBUTING and every page of `docs/`.
+fn guide_pages() -> Vec<PathBuf> {
+    let mut pages = vec![root().join("README.md"), root().join("CONTRIBUTING.md")];
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
+        .expect("docs/")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    docs.sort();
+    pages.extend(docs);
+    pages
+}
+
+/// Every relative link of the README, CONTRIBUTING and the guide names a file that exists,
+/// and a `#anchor` into a Markdown file names one of its headings; every page of `docs/` is
+/// in the book's SUMMARY.
+#[test]
+fn the_guides_links_resolve() {
+    let mut broken = Vec::new();
+    let mut checked = 0;
+    for page in guide_pages() {
+        let text = std::fs::read_to_string(&page).expect("page");
+        let mut in_code = false;
+        for (n, line) in text.lines().enumerate() {
+            if line.trim_start().starts_with("```") {
+                in_code = !in_code;
+            }
+            if in_code {
+                continue;
+            }
+            // Inline code (`[x](y)` shown as an example) is not a link.
+            let line: String = line.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+            for (i, _) in line.match_indices("](") {
+                let rest = &line[i + 2..];
+                let Some(end) = rest.find(')') else { continue };
+                let target = &rest[..end];
+                if target.contains("://") || target.starts_with("mailto:") || target.is_empty() {
+                    continue;
+                }
+                checked += 1;
+                let (file, anchor) = target.split_once('#').unwrap_or((target, ""));
+                let dest = if file.is_empty() {
+                    page.clone()
+                } else {
+                    page.parent().expect("dir").join(file)
+                };
+                let at = format!("{}:{}", page.display(), n + 1);
+                if !dest.exists() {
+                    broken.push(format!("{at}: {target}: no such file"));
+                    continue;
+                }
+                if !anchor.is_empty() && dest.extension().is_some_and(|x| x == "md") {
+                    let body = std::fs::read_to_string(&dest).expect("target");
+                    let found = body
+                        .lines()
+                        .filter_map(|l| l.strip_prefix('#'))
+                        .any(|h| slug(h.trim_start_matches('#')) == anchor);
+                    if !found {
+                        broken.push(format!("{at}: {target}: no heading with that anchor"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+    assert!(checked >= 20, "only {checked} links found");
+    let summary = std::fs::read_to_string(root().join("docs/SUMMARY.md")).expect("SUMMARY");
+    for page in guide_pages().iter().filter(|p| p.parent() == Some(&root().join("docs"))) {
+        let name = page.file_name().expect("name").to_string_lossy().into_owned();
+        if name != "SUMMARY.md" {
+            assert!(summary.contains(&format!("({name})")), "docs/{name} is not in SUMMARY.md");
+        }
+    }
+}
+
+/// The guide's examples run: every `advisor ...` line of a `sh` block whose files all exist
+/// in the repository (the bundled fixtures) runs from the repository root and answers (exit
+/// 0, or 1 for `--fail-on`) with a report. Lines that name placeholder files are shown, not run.
+#[test]
+fn the_guides_examples_run() {
+    let mut ran = Vec::new();
+    for page in guide_pages() {
+        let text = std::fs::read_to_string(&page).expect("page");
+        let mut in_sh = false;
+        for line in text.lines() {
+            let t = line.trim();
+            if t.starts_with("```") {
+                in_sh = t == "```sh";
+                continue;
+            }
+            let Some(args) = t.strip_prefix("advisor ").filter(|_| in_sh) else { continue };
+            let args: Vec<&str> = args.split_whitespace().collect();
+            if args.iter().any(|a| a.starts_with('#') || a.contains('<') || a.contains('>')) {
+                continue;
+            }
+            let files_exist = args
+                .iter()
+                .filter(|a| !a.starts_with('-') && (a.contains('/') || a.contains('.')))
+                .filter(|a| !a.starts_with("Standard_") && !a.contains('='))
+                .all(|a| root().join(a).exists());
+            if !files_exist {
+                continue;
+            }
+            let out = Command::new(env!("CARGO_BIN_EXE_advisor"))
+                .args(&args)
+                .current_dir(root())
+                .output()
+                .expect("advisor runs");
+            let code = out.status.code();
+            assert!(
+                matches!(code, Some(0 | 1)) && !out.stdout.is_empty(),
+                "{}: `advisor {}` answered {code:?}: {}",
+                page.display(),
+                args.join(" "),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            ran.push(args.join(" "));
+        }
+    }
+    assert!(ran.len() >= 5, "only {} examples ran: {ran:?}", ran.len());
 }

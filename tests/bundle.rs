@@ -1,10 +1,13 @@
-//! Collector bundles end to end (issue 13 item 5): the real binary on a bundle as a folder,
+//! Collector bundles end to end: the real binary on a bundle as a folder,
 //! a tar.gz and a zip (`fixtures/bundles/`), and the Linux collector run on this machine
 //! (not an Azure VM) with its bundle analysed: its metadata request goes to a stand-in on
 //! loopback, never to Azure's address. Hostile archives (zip bomb, traversal,
 //! links) are in the bad-input corpus (`tests/invalid.rs`).
 
 #![allow(clippy::panic, clippy::expect_used, clippy::unwrap_used)] // tests fail by panicking
+
+#[path = "support/skip.rs"]
+mod skip;
 
 mod common;
 
@@ -329,10 +332,7 @@ fn the_linux_collector_runs_here_and_its_bundle_analyses() {
         .output()
         .is_ok_and(|o| o.status.success());
     if !has_iostat {
-        eprintln!(
-            "SKIPPED the_linux_collector_runs_here_and_its_bundle_analyses: iostat is not \
-             installed (apt-get install sysstat); .ci/run installs it"
-        );
+        skip::skip("iostat is not installed (apt-get install sysstat); .ci/run installs it");
         return;
     }
     let base = std::env::temp_dir().join(format!("advisor-collect-{}", std::process::id()));

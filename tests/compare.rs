@@ -5,6 +5,9 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
+#[path = "support/skip.rs"]
+mod skip;
+
 mod common;
 
 use std::path::PathBuf;
@@ -371,7 +374,7 @@ fn the_fix_read_backwards_is_worse() {
 #[test]
 fn compare_html_renders_in_chromium() {
     let Some(browser) = chromium() else {
-        eprintln!("skipped: no chromium on PATH (apt-get install chromium)");
+        skip::skip("no chromium on PATH (apt-get install chromium)");
         return;
     };
     let dir = tmp("chromium");

@@ -4,11 +4,15 @@
 //! exit 2 and a message naming what it looks like.
 //!
 //! The corpus is read in place (it is not ours to commit). Without `../shared` this test
-//! says so and passes; the project's own fixtures (tests/inspect.rs) cover every format.
+//! says so and passes (under `ADVISOR_TESTS_STRICT=1`, as in CI, it fails); the project's own
+//! fixtures (tests/inspect.rs) cover every format.
 //!
 //! The labelled field corpus (`tests/corpus/expectations.toml`) says what an expert
 //! concludes from each of those captures; `the_field_corpus_holds` runs `advisor analyze` on
 //! each, prints how many expectations hold (`-- --nocapture` shows it) and fails below all.
+
+#[path = "support/skip.rs"]
+mod skip;
 
 mod common;
 
@@ -37,7 +41,7 @@ fn must_refuse(rel: &Path) -> bool {
 #[test]
 fn every_real_capture_is_read_or_refused_clearly() {
     let Some(shared) = shared() else {
-        eprintln!("../shared is absent: the real-capture corpus test is skipped");
+        skip::skip("../shared is absent: the real-capture corpus test");
         return;
     };
     let mut settings = insta::Settings::clone_current();
@@ -133,7 +137,7 @@ struct Corpus {
 #[test]
 fn the_field_corpus_holds() {
     let Some(shared) = shared() else {
-        eprintln!("../shared is absent: the labelled field corpus is skipped");
+        skip::skip("../shared is absent: the labelled field corpus");
         return;
     };
     let path = repo().join("tests/corpus/expectations.toml");

@@ -1,4 +1,4 @@
-//! The bad-input corpus (fixtures/invalid/, issue 8): what a user sees for every capture
+//! The bad-input corpus (fixtures/invalid/): what a user sees for every capture
 //! that went wrong on a customer's machine (cut off, re-encoded, re-saved by a spreadsheet,
 //! a hostile archive (zip bomb, traversal, link), binary, huge, numerically broken), for the topology with 1,000 disks and for the
 //! rule that divides by zero. Each is snapshotted (exit code, stdout, stderr) in

@@ -1,4 +1,4 @@
-//! Azure Monitor metrics end to end (issue 15): the real binary on
+//! Azure Monitor metrics end to end: the real binary on
 //! `fixtures/captures/azure-monitor-json/`, alone and beside the seeds' DS13_v2 PerfMon
 //! capture of the same minutes. What a user sees of the findings is snapshotted in
 //! `tests/snapshots/platform/`.
@@ -233,7 +233,7 @@ mod file_order {
 }
 
 /// A consumed-percentage meter pinned at 100% is the platform saying "at the cap": the caps
-/// read from the data (issue 14) are for guest rates that hold a ceiling while IO queues, so
+/// read from the data are for guest rates that hold a ceiling while IO queues, so
 /// no Azure Monitor file alone gives an `inferred-*` or `topology-cap-mismatch` finding.
 #[test]
 fn platform_meters_are_not_read_as_inferred_caps() {

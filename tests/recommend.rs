@@ -207,6 +207,7 @@ fn bad_prices_exit_2_naming_the_file_and_json_path() {
     let out = recommend(c, t, &["--family", "Nosuchv9"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("Nosuchv9"));
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]

@@ -3,6 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+#[path = "support/skip.rs"]
+mod skip;
+
 mod common;
 
 use std::io::{Read as _, Write as _};
@@ -177,7 +180,7 @@ fn serve_answers_the_page_reports_and_problems_and_stops_on_sigterm() {
                 assert!(!log.contains(secret), "the log quotes an upload ({secret}):\n{log}");
             }
         }
-        None => eprintln!("skipped the SIGTERM check: no `kill` command"),
+        None => skip::skip("the SIGTERM check: no `kill` command"),
     }
 }
 
@@ -319,15 +322,15 @@ fn upload_page_works_in_chromium() {
     let browser_dir = repo().join("tests/browser");
     let chromium = Path::new("/usr/bin/chromium");
     if !found("node", "--version") {
-        eprintln!("skipped: no node on PATH");
+        skip::skip("no node on PATH");
         return;
     }
     if !chromium.exists() {
-        eprintln!("skipped: no /usr/bin/chromium (apt-get install chromium)");
+        skip::skip("no /usr/bin/chromium (apt-get install chromium)");
         return;
     }
     if !browser_dir.join("node_modules/playwright-core").is_dir() {
-        eprintln!("skipped: tests/browser/node_modules is missing (npm ci --prefix tests/browser)");
+        skip::skip("tests/browser/node_modules is missing (npm ci --prefix tests/browser)");
         return;
     }
     let server = Server::start(&["--workers", "2"]);

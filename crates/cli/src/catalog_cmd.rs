@@ -7,6 +7,7 @@ use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use advisor_engine::VmDocument;
 use advisor_engine::catalog::{
     BurstModel, Catalog, DiskKind, DiskSku, HOST_CACHE_MAX_GIB, RemoteFigures, SizeStatus, SkuRef,
     UnknownName, VmSize, did_you_mean, fmt_num,
@@ -131,17 +132,7 @@ fn unknown(u: &UnknownName) -> ExitCode {
 }
 
 fn vm_json(vm: &VmSize) -> Value {
-    let mut v = serde_json::to_value(vm).unwrap_or(Value::Null);
-    if let Value::Object(m) = &mut v {
-        m.insert("series".into(), json!(vm.series()));
-        m.insert("family".into(), json!(vm.family()));
-        m.insert("premium_storage".into(), json!(vm.premium_storage()));
-        m.insert("host_caching".into(), json!(vm.host_caching()));
-        m.insert("cached_gap".into(), json!(vm.cached_gap()));
-        m.insert("cached_gap_reason".into(), json!(vm.cached_gap_reason()));
-        m.insert("units".into(), json!({"iops": "IO/s", "mbps": "MB/s", "gib": "GiB"}));
-    }
-    v
+    serde_json::to_value(VmDocument::of(vm)).unwrap_or(Value::Null)
 }
 
 /// The sizes counted by family and by status.

@@ -5,6 +5,7 @@ mod batch_cmd;
 mod catalog_cmd;
 mod compare_cmd;
 mod inspect_cmd;
+mod mcp_cmd;
 mod recommend_cmd;
 mod rules_cmd;
 mod schema_cmd;
@@ -52,13 +53,17 @@ enum Command {
     /// The VM size and disk SKUs that carry the captured workload, and why.
     Recommend(recommend_cmd::RecommendArgs),
     /// Print the JSON Schema of the JSON report (advisor.report/v1), or of compare's,
-    /// recommend's or batch's index.
+    /// recommend's, batch's index, a rule's (rules explain --json) or a VM size's (catalog
+    /// vm --json).
     Schema(schema_cmd::SchemaArgs),
     /// Merge topology documents (topology TOML, IMDS, az vm show, az disk list, lsblk,
     /// Get-Disk, ...) and print the topology as TOML, each fact with its source.
     Topology(topology_cmd::TopologyArgs),
     /// Serve the upload page and the HTTP API (loopback by default) until SIGTERM or Ctrl-C.
     Serve(serve_cmd::ServeArgs),
+    /// Serve the analyses as Model Context Protocol tools on stdin and stdout, for agents;
+    /// files are read only under the --allow directories.
+    Mcp(mcp_cmd::McpArgs),
 }
 
 fn main() -> ExitCode {
@@ -82,6 +87,7 @@ fn main() -> ExitCode {
         Command::Recommend(args) => recommend_cmd::run(args),
         Command::Schema(args) => schema_cmd::run(args),
         Command::Serve(args) => serve_cmd::run(args),
+        Command::Mcp(args) => mcp_cmd::run(args),
         Command::Topology(args) => topology_cmd::run(args),
     };
     match result {

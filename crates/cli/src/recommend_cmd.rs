@@ -9,7 +9,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use advisor_engine::recommend::{PriceList, RecommendOptions};
+use advisor_engine::recommend::{
+    PriceList, RecommendOptions, parse_headroom, parse_interval, parse_percentile,
+};
 use advisor_engine::{Input, Session, TopologySources};
 use advisor_report::Format;
 use anyhow::Context as _;
@@ -73,27 +75,6 @@ pub(crate) struct RecommendArgs {
     counters: Vec<PathBuf>,
 }
 
-fn parse_percentile(s: &str) -> Result<f64, String> {
-    match s.trim_end_matches('%').parse::<f64>() {
-        Ok(p) if p > 0.0 && p <= 100.0 => Ok(p),
-        _ => Err(format!("`{s}`: a percentile is a number above 0 and at most 100 (95, 99)")),
-    }
-}
-
-fn parse_headroom(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(h) if (1.0..=10.0).contains(&h) => Ok(h),
-        _ => Err(format!("`{s}`: headroom is a factor from 1 to 10 (1.2 = 20% spare)")),
-    }
-}
-
-fn parse_interval(s: &str) -> Result<f64, String> {
-    match s.trim_end_matches('s').parse::<f64>() {
-        Ok(x) if x > 0.0 && x.is_finite() => Ok(x),
-        _ => Err(format!("`{s}`: an interval is a number of seconds above 0")),
-    }
-}
-
 pub(crate) fn run(args: &RecommendArgs) -> anyhow::Result<ExitCode> {
     let format = match (args.format, &args.output) {
         (Some(FormatArg::Md), _) => Format::Markdown,
@@ -117,13 +98,6 @@ pub(crate) fn run(args: &RecommendArgs) -> anyhow::Result<ExitCode> {
         }
         None => None,
     };
-    for f in &args.family {
-        if !session.catalog().vm_sizes().iter().any(|v| v.in_series(f)) {
-            anyhow::bail!(
-                "--family {f}: no such series in the catalog (see `advisor catalog list`)"
-            );
-        }
-    }
     let options = RecommendOptions {
         percentile: args.percentile,
         headroom: args.headroom,
@@ -132,6 +106,7 @@ pub(crate) fn run(args: &RecommendArgs) -> anyhow::Result<ExitCode> {
         any_vcpu_memory: args.any_size,
         prices,
     };
+    options.check(session.catalog()).map_err(anyhow::Error::msg)?;
     let sources = TopologySources {
         files: args.topology.clone(),
         vm: args.vm.clone(),

@@ -37,6 +37,9 @@ enum RulesCommand {
         /// The rule id, e.g. vm-cached-throughput-cap.
         #[arg(value_name = "RULE-ID")]
         id: String,
+        /// Print JSON (the document of `advisor schema rule`).
+        #[arg(long)]
+        json: bool,
         /// Also load the rules of this folder (adds, or replaces a shipped rule by id).
         #[arg(long = "rules", value_name = "DIR")]
         rules: Vec<PathBuf>,
@@ -62,9 +65,14 @@ pub(crate) fn run(args: &RulesArgs) -> anyhow::Result<ExitCode> {
             }
             Ok(exit(ok))
         }
-        RulesCommand::Explain { id, rules } => {
+        RulesCommand::Explain { id, json, rules } => {
             let (reg, ok) = load(rules);
             match reg.get(id) {
+                Some(r) if *json => {
+                    let doc = advisor_engine::RuleDocument::of(r, &reg);
+                    out(&format!("{}\n", serde_json::to_string_pretty(&doc)?));
+                    Ok(exit(ok))
+                }
                 Some(r) => {
                     out(&advisor_engine::rules::explain(r));
                     Ok(exit(ok))

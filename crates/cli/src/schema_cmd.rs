@@ -1,6 +1,7 @@
-//! `advisor schema [report|compare]`: the JSON Schema of the JSON report
-//! (`advisor.report/v1`) or of the comparison (`advisor.compare/v1`), generated from the
-//! Rust types the documents are serialized from, so the two cannot drift.
+//! `advisor schema [report|compare|recommend|batch|rule|catalog-vm]`: the JSON Schema of
+//! the JSON report (`advisor.report/v1`) or of another JSON document advisor writes,
+//! generated from the Rust types the documents are serialized from, so the two cannot
+//! drift (`advisor_engine::schema`, which the Python package and the MCP server give too).
 
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -16,22 +17,31 @@ enum Which {
     Recommend,
     /// `index.json` of `advisor batch` (advisor.batch/v1).
     Batch,
+    /// A rule explained: `advisor rules explain ID --json`.
+    Rule,
+    /// A VM size's limits: `advisor catalog vm SIZE --json`.
+    CatalogVm,
 }
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct SchemaArgs {
-    /// Which document's schema: report (default), compare, recommend or batch.
+    /// Which document's schema: report (default), compare, recommend, batch, rule or
+    /// catalog-vm.
     #[arg(value_enum, default_value_t = Which::Report)]
     which: Which,
 }
 
 pub(crate) fn run(args: &SchemaArgs) -> anyhow::Result<ExitCode> {
-    let schema = match args.which {
-        Which::Report => advisor_report::json_schema(),
-        Which::Compare => advisor_report::compare_json_schema(),
-        Which::Recommend => advisor_report::recommend_schema(),
-        Which::Batch => advisor_report::batch_json_schema(),
+    let name = match args.which {
+        Which::Report => "report",
+        Which::Compare => "compare",
+        Which::Recommend => "recommend",
+        Which::Batch => "batch",
+        Which::Rule => "rule",
+        Which::CatalogVm => "catalog-vm",
     };
+    let schema =
+        advisor_engine::schema(name).ok_or_else(|| anyhow::anyhow!("no schema called {name}"))?;
     let text = serde_json::to_string_pretty(&schema)?;
     // A closed pipe (`| head`) is not an error worth reporting.
     let _ = writeln!(std::io::stdout().lock(), "{text}");

@@ -59,7 +59,7 @@ pub(crate) struct ServeArgs {
 }
 
 /// `256MiB`, `10 MB`, `1GiB`, `4096` (bytes).
-fn parse_size(s: &str) -> Result<usize, String> {
+pub(crate) fn parse_size(s: &str) -> Result<usize, String> {
     let t = s.trim();
     let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
     let (num, unit) = t.split_at(split);

@@ -1,5 +1,5 @@
 //! The catalog as the rules read it: every disk SKU's and VM size's caps, for matching a
-//! ceiling read from the data (`disk_caps_near`, `vm_sizes_near`; issue 14).
+//! ceiling read from the data (`disk_caps_near`, `vm_sizes_near`).
 
 use advisor_rules::eval::{CatalogCaps, SizeCaps, SkuCaps};
 use advisor_topology::{Catalog, SizeStatus};

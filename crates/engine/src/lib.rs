@@ -8,7 +8,8 @@
 //!   [`Session::render`]; [`Session::expand`] opens collector bundles (a folder, a tar.gz,
 //!   a zip) among the inputs; [`Session::compare`] sets two runs side by side.
 //! - [`rules`] and [`catalog`]: what front ends show of the ruleset and the catalog
-//!   (`advisor rules`, `advisor catalog`, the API's reference routes).
+//!   (`advisor rules`, `advisor catalog`, the API's reference routes); [`RuleDocument`] and
+//!   [`VmDocument`] as JSON, and every document's JSON Schema by name ([`schema`]).
 
 mod analyze;
 mod batch;
@@ -17,6 +18,7 @@ mod bundle;
 mod capture_series;
 mod catalog_caps;
 mod compare;
+mod documents;
 mod inspect;
 mod platform;
 pub mod recommend;
@@ -35,6 +37,7 @@ pub use analyze::{Timings, findings_of, not_evaluated_of};
 pub use batch::{BatchDone, BatchOptions, input_bytes, memory_estimate};
 pub use bundle::{BundleSummary, Expanded};
 pub use compare::CompareSide;
+pub use documents::{RuleDocument, RuleParam, SCHEMA_NAMES, Units, VmDocument, schema};
 pub use inspect::{BenchInspection, Inspection, MetricStats, TargetInspection};
 pub use session::{
     BUSY_IOPS, BytesReader, CHART_POINTS, EngineError, Input, ReadStep, Session, SessionBuilder,

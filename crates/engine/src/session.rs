@@ -200,7 +200,7 @@ impl SessionBuilder {
 
     /// `--counters FILE`: PerfMon counter-name tables of other display languages (TOML, in
     /// the shape of the shipped ones in `counters/`), used before the shipped tables for
-    /// every capture this process reads after [`SessionBuilder::build`].
+    /// every capture the session reads (and only by it).
     pub fn counters<P: Into<PathBuf>>(mut self, files: impl IntoIterator<Item = P>) -> Self {
         self.counters.extend(files.into_iter().map(Into::into));
         self
@@ -264,16 +264,13 @@ impl SessionBuilder {
                 return Err(EngineError::Setting(Box::new(registry.unknown_rule(id))));
             }
         }
-        if !self.counters.is_empty() {
-            let mut tables = Vec::with_capacity(self.counters.len());
-            for file in &self.counters {
-                tables
-                    .push(counter_names::load(file).map_err(|e| EngineError::Unreadable(vec![e]))?);
-            }
-            // Later files first: a language given twice is read with the last table.
-            tables.reverse();
-            counter_names::set_extra(tables);
+        let mut tables = Vec::with_capacity(self.counters.len());
+        for file in &self.counters {
+            tables.push(counter_names::load(file).map_err(|e| EngineError::Unreadable(vec![e]))?);
         }
+        // Later files first: a language given twice is read with the last table.
+        tables.reverse();
+        let counter_tables = counter_names::with_shipped(tables);
         let caps = Arc::new(crate::catalog_caps::catalog_caps(&catalog));
         Ok(Session {
             registry,
@@ -285,6 +282,7 @@ impl SessionBuilder {
             chart_points: self.chart_points.unwrap_or(CHART_POINTS),
             reader: self.reader,
             bundle_limits: self.bundle_limits.unwrap_or_default(),
+            counter_tables,
         })
     }
 }
@@ -318,6 +316,10 @@ pub struct Session {
     chart_points: usize,
     reader: Option<Box<BytesReader>>,
     bundle_limits: BundleLimits,
+    /// The PerfMon counter-name tables this session reads with: `--counters` first, then
+    /// the shipped ones. The session's own, so sessions with different tables can read at
+    /// once in one process.
+    counter_tables: Vec<Arc<counter_names::Language>>,
 }
 
 impl fmt::Debug for Session {
@@ -378,10 +380,10 @@ impl Session {
 
     fn read_one(&self, input: &Input) -> Result<Capture, IngestError> {
         match input {
-            Input::Path(p) => advisor_normalize::read_path(p),
+            Input::Path(p) => advisor_normalize::read_path_with(p, &self.counter_tables),
             Input::Bytes { name, bytes } => match &self.reader {
                 Some(reader) => reader(name, bytes),
-                None => advisor_normalize::read_bytes(name, bytes),
+                None => advisor_normalize::read_bytes_with(name, bytes, &self.counter_tables),
             },
         }
     }
@@ -468,7 +470,7 @@ impl Session {
         captures: &[Capture],
         topology: Option<&Topology>,
     ) -> Option<String> {
-        // Cap findings are those timed against a cap (issue 16's episodes).
+        // Cap findings are those timed against a cap (episodes).
         if !findings.iter().any(|f| f.episode_window.is_some()) {
             return None;
         }

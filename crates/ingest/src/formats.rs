@@ -11,11 +11,13 @@
 //! its fixtures under `fixtures/captures/<id>/` (CONTRIBUTING.md, "Add a capture format").
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use advisor_model::{Format, RawCapture};
 
 use crate::decode::{self, Decoding};
 use crate::error::{ErrorKind, IngestError};
+use crate::perfmon::Language;
 use crate::{azure_monitor, diskspd, fio, iostat, perfmon, refusals, sar};
 
 /// Every input advisor recognises, in the order detection tries them: the first row that
@@ -89,6 +91,19 @@ pub trait CaptureFormat: Sync {
     /// Reads a decoded file of this format. Readers other than PerfMon's return the
     /// samples in plain columns and drop the text.
     fn read<'t>(&self, file: &str, text: Cow<'t, str>) -> Result<Read<'t>, IngestError>;
+
+    /// [`CaptureFormat::read`] with the PerfMon counter-name tables in force (those of
+    /// `--counters` first, then the shipped ones); only a format whose names are localized
+    /// reads them.
+    fn read_with<'t>(
+        &self,
+        file: &str,
+        text: Cow<'t, str>,
+        counter_tables: &[Arc<Language>],
+    ) -> Result<Read<'t>, IngestError> {
+        let _ = counter_tables;
+        self.read(file, text)
+    }
 }
 
 /// What a format's [`CaptureFormat::sniff`] says of a file.
@@ -240,6 +255,20 @@ pub fn sniff(file: &str, bytes: &[u8]) -> Result<Format, IngestError> {
 /// Reads a file: detects its format, decodes it, and runs the format's reader.
 pub fn read<'b>(file: &str, bytes: &'b [u8]) -> Result<Reading<'b>, IngestError> {
     read_as(detect(file, bytes)?, file, bytes)
+}
+
+/// [`read`] with these PerfMon counter-name tables
+/// ([`perfmon::counters::names::with_shipped`]).
+pub fn read_with<'b>(
+    file: &str,
+    bytes: &'b [u8],
+    counter_tables: &[Arc<Language>],
+) -> Result<Reading<'b>, IngestError> {
+    let reader = detect(file, bytes)?;
+    let decoded = decode::decode(bytes);
+    let decoding = decoded.decoding();
+    let read = reader.read_with(file, decoded.text, counter_tables)?;
+    Ok(Reading { format: reader.format(), decoding, read })
 }
 
 /// Reads a file with a given reader, without detection (fuzzing one reader, say).

@@ -23,5 +23,5 @@ pub use advisor_model::RawCapture;
 pub use error::{ErrorKind, IngestError};
 pub use formats::{
     CaptureFormat, Entry, FORMATS, HEAD, Head, Read, Reading, Refusal, Sniff, Test, detect, read,
-    read_as, reader, readers, sniff, supported,
+    read_as, read_with, reader, readers, sniff, supported,
 };

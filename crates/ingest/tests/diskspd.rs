@@ -4,6 +4,9 @@
 // A failing test panics with the file and the value that was wrong.
 #![allow(clippy::panic)]
 
+#[path = "../../../tests/support/skip.rs"]
+mod skip;
+
 use std::path::{Path, PathBuf};
 
 use advisor_ingest::{decode, diskspd, sniff};
@@ -26,7 +29,7 @@ fn shared() -> Option<PathBuf> {
     if p.is_dir() {
         Some(p)
     } else {
-        eprintln!("note: ../shared is absent; skipping tests over /work/shared files");
+        skip::skip("../shared is absent: the tests over its DiskSpd files");
         None
     }
 }
@@ -458,7 +461,7 @@ fn corpus() -> Vec<PathBuf> {
     let mut files = Vec::new();
     for d in dirs {
         let Ok(entries) = std::fs::read_dir(&d) else {
-            eprintln!("note: {} is absent; skipped", d.display());
+            skip::skip(&format!("{} is absent", d.display()));
             continue;
         };
         for e in entries.flatten() {

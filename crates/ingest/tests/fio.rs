@@ -4,6 +4,9 @@
 // Test helpers outside #[test] functions panic on purpose.
 #![allow(clippy::panic)]
 
+#[path = "../../../tests/support/skip.rs"]
+mod skip;
+
 use std::path::{Path, PathBuf};
 
 use advisor_ingest::fio::{self, ReadOptions};
@@ -39,7 +42,7 @@ fn fixture(name: &str) -> RawCapture {
 fn sample(rel: &str) -> Option<RawCapture> {
     let p = shared().join(rel);
     if !p.exists() {
-        eprintln!("skipped: {} is absent", p.display());
+        skip::skip(&format!("{} is absent", p.display()));
         return None;
     }
     match read_path(&p) {
@@ -419,7 +422,7 @@ fn sample_macos_error_is_reported_as_fio_error() {
     let p =
         shared().join("samples/fio-json/fio-3.33_seqwrite-1m_macos_stderr-prefix-no-diskutil.json");
     if !p.exists() {
-        eprintln!("skipped: {} is absent", p.display());
+        skip::skip(&format!("{} is absent", p.display()));
         return;
     }
     match read_path(&p) {
@@ -439,7 +442,7 @@ fn shared_corpus_reads() {
         collect(&shared().join(dir), &mut files);
     }
     if files.is_empty() {
-        eprintln!("skipped: {} is absent", shared().display());
+        skip::skip(&format!("{} is absent", shared().display()));
         return;
     }
     files.sort();

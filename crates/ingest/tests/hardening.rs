@@ -1,4 +1,4 @@
-//! Regression tests of issue 8 (hardening) for the polars-free readers: what a cut-off or
+//! Regression tests (hardening) for the polars-free readers: what a cut-off or
 //! zero-runtime fio file says, and fuzz-found inputs (fixtures/invalid/fuzz/, when any).
 
 #![allow(clippy::panic, clippy::expect_used, clippy::unwrap_used)]

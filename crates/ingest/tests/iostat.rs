@@ -3,6 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::float_cmp)]
 
+#[path = "../../../tests/support/skip.rs"]
+mod skip;
+
 use std::path::{Path, PathBuf};
 
 use advisor_ingest::iostat::{self, read_json, read_text};
@@ -42,7 +45,7 @@ fn shared() -> Option<PathBuf> {
     if p.is_dir() {
         Some(p)
     } else {
-        eprintln!("note: {} is absent; corpus checks skipped", p.display());
+        skip::skip(&format!("{} is absent: the corpus checks", p.display()));
         None
     }
 }

@@ -4,6 +4,9 @@
 // A failing test panics with the file and the value that was wrong.
 #![allow(clippy::panic)]
 
+#[path = "../../../tests/support/skip.rs"]
+mod skip;
+
 use std::path::PathBuf;
 
 use advisor_ingest::{decode, sar, sniff};
@@ -115,7 +118,7 @@ fn old_layout_12h_midnight_and_restart() {
 fn shared_generated_sar_files() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/generated/iostat");
     if !dir.is_dir() {
-        eprintln!("note: ../shared is absent; skipping");
+        skip::skip("../shared is absent: the generated sar files");
         return;
     }
     for (f, rows) in [("sar_d_p_1_5.txt", 5), ("sar_d_p_1_4_with_o.txt", 4)] {

@@ -76,7 +76,7 @@ pub struct Finding {
     pub metrics: BTreeMap<String, f64>,
     pub refs: Vec<String>,
     /// This finding's id in the report, `RULE@SUBJECT` (`vm-cached-throughput-cap@vm`):
-    /// what `causes` and `explained_by` refer to. Added in issue 16.
+    /// what `causes` and `explained_by` refer to.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub id: String,
     /// For a finding about a cap: when the series sat at the cap, oldest first (empty when

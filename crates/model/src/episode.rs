@@ -1,5 +1,5 @@
 //! When a cap was reached: the episodes of a finding about a cap, and the window they were
-//! looked for in. Part of the JSON report (`advisor.report/v1`, fields added in issue 16).
+//! looked for in. Part of the JSON report (`advisor.report/v1`).
 
 use serde::{Deserialize, Serialize};
 

@@ -1,5 +1,8 @@
 use std::path::Path;
+use std::sync::Arc;
 
+use advisor_ingest::perfmon::Language;
+use advisor_ingest::perfmon::counters::names::shipped_tables;
 use advisor_ingest::{ErrorKind, IngestError};
 use advisor_model::{CaptureMeta, Format, Metric, Target};
 use polars::prelude::*;
@@ -36,13 +39,26 @@ pub struct Capture {
 /// holds its values, never its whole text. Other files are read whole, and their bytes
 /// freed as soon as their reader is done, before the canonical frame is built.
 pub fn read_path(path: &Path) -> Result<Capture, IngestError> {
+    read_path_with(path, shipped_tables())
+}
+
+/// [`read_path`], reading PerfMon counter names of other display languages with
+/// `counter_tables` (those of `--counters` before the shipped ones:
+/// [`crate::counter_names::with_shipped`]).
+pub fn read_path_with(
+    path: &Path,
+    counter_tables: &[Arc<Language>],
+) -> Result<Capture, IngestError> {
     let file = path.display().to_string();
-    if let Streamed::Read(parsed, decoding) = crate::perfmon::stream::read_file(&file, path)? {
+    if let Streamed::Read(parsed, decoding) =
+        crate::perfmon::stream::read_file(&file, path, counter_tables)?
+    {
         return build::capture(&file, build::streamed(decoding, *parsed));
     }
     let bytes =
         FileBytes::open(path).map_err(|e| IngestError::new(&file, None, ErrorKind::Io(e)))?;
-    let parsed = build::parse(&file, advisor_ingest::read(&file, bytes.as_ref())?)?;
+    let parsed =
+        build::parse(&file, advisor_ingest::read_with(&file, bytes.as_ref(), counter_tables)?)?;
     drop(bytes);
     build::capture(&file, parsed)
 }
@@ -86,7 +102,16 @@ impl AsRef<[u8]> for FileBytes {
 
 /// Reads and normalizes a capture held in memory; `file` names it in messages.
 pub fn read_bytes(file: &str, bytes: &[u8]) -> Result<Capture, IngestError> {
-    let parsed = build::parse(file, advisor_ingest::read(file, bytes)?)?;
+    read_bytes_with(file, bytes, shipped_tables())
+}
+
+/// [`read_bytes`] with these PerfMon counter-name tables (see [`read_path_with`]).
+pub fn read_bytes_with(
+    file: &str,
+    bytes: &[u8],
+    counter_tables: &[Arc<Language>],
+) -> Result<Capture, IngestError> {
+    let parsed = build::parse(file, advisor_ingest::read_with(file, bytes, counter_tables)?)?;
     build::capture(file, parsed)
 }
 

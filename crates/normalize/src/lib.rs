@@ -18,7 +18,7 @@ pub use advisor_ingest::bundle;
 /// PerfMon counter-name tables of other display languages (`--counters FILE`).
 pub use advisor_ingest::perfmon::counters::names as counter_names;
 pub use advisor_ingest::{ErrorKind, IngestError};
-pub use capture::{Capture, read_bytes, read_path};
+pub use capture::{Capture, read_bytes, read_bytes_with, read_path, read_path_with};
 pub use series::AxisOrPoints;
 pub use summary::{Stats, TargetStats, metric_stats};
 

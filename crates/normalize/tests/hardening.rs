@@ -1,4 +1,4 @@
-//! Regression tests of issue 8 (hardening) for PerfMon CSV through `read_bytes`: very wide
+//! Regression tests (hardening) for PerfMon CSV through `read_bytes`: very wide
 //! headers stay linear, clocks that go backwards or repeat are said with the line, and
 //! impossible values are dropped with a message that counts the columns.
 

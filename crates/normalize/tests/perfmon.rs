@@ -6,6 +6,9 @@
 // cells exactly as the files write them (more digits than an f64 holds).
 #![allow(clippy::panic, clippy::float_cmp, clippy::excessive_precision)]
 
+#[path = "../../../tests/support/skip.rs"]
+mod skip;
+
 use std::path::{Path, PathBuf};
 
 use advisor_model::{Location, Metric, TargetKind};
@@ -21,7 +24,7 @@ fn samples_dir() -> Option<PathBuf> {
     if p.is_dir() {
         Some(p)
     } else {
-        eprintln!("{} is absent: the real PerfMon samples are skipped", p.display());
+        skip::skip(&format!("{} is absent: the real PerfMon samples", p.display()));
         None
     }
 }

@@ -257,7 +257,7 @@ pub(crate) fn time_series(
             .axis_desc_style((FONT, 11))
             .draw()
             .map_err(err)?;
-        // Episodes at a cap, behind the lines (issue 16).
+        // Episodes at a cap, behind the lines.
         let shade = RGBColor(198, 40, 40).mix(0.14).filled();
         chart
             .draw_series(

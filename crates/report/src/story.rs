@@ -1,4 +1,4 @@
-//! One story per cause (issue 16): the findings arranged as causes with their effects
+//! One story per cause: the findings arranged as causes with their effects
 //! under them, the verdict's counts, the episodes as table rows and as a timeline strip.
 
 use std::collections::{HashMap, HashSet};

@@ -304,7 +304,7 @@ pub const FUNCTIONS: &[FunctionSpec] = &[
         doc: "The second argument when the condition holds, else the third; only the chosen one is evaluated, so the other may be missing. Text in `evidence` and `fix` chosen by a setting: `{if(disk.tier == \"Ultra Disk\", \"raise its provisioned IOPS\", \"move it to Ultra Disk\")}`. A condition that is missing makes the value missing (`n/a` in text): guard it with `exists(...) and ...`.",
         example: "if(disk.cache == none, iops, write_iops)",
     },
-    // Caps read from the data (issue 14).
+    // Caps read from the data.
     FunctionSpec {
         builtin: Builtin::Keep,
         name: "keep",

@@ -1,4 +1,4 @@
-//! One story per cause (issue 16): a rule's `explains RULE-ID ...` says that its finding
+//! One story per cause: a rule's `explains RULE-ID ...` says that its finding
 //! explains those rules' findings. After evaluation each finding explained by another gets
 //! `explained_by`, and the one explaining it lists it in `causes`, by finding id.
 //!

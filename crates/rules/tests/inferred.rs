@@ -1,4 +1,4 @@
-//! Caps read from the data (issue 14): the functions `plateau`, `keep`, `longest`,
+//! Caps read from the data: the functions `plateau`, `keep`, `longest`,
 //! `disk_caps_near` and `vm_sizes_near` through the evaluator (known, unknown and the
 //! reason), and the shipped `inferred-disk-cap` on series built from the seeds' numbers,
 //! with two properties: scaling a capture's IOPS (and its queue with it) moves the inferred

@@ -1,4 +1,4 @@
-//! Numeric safety (issue 8): a rule that divides by zero, reduces an empty series or meets
+//! Numeric safety: a rule that divides by zero, reduces an empty series or meets
 //! NaN / infinity is *not evaluated*, with the reason, and never fires on the garbage such
 //! arithmetic would give. Every finding's numbers are finite.
 

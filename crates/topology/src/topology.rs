@@ -631,6 +631,20 @@ pub(crate) fn validate(t: &Topology) -> Vec<TopologyWarning> {
                 why.fix(),
             ));
         }
+        if d.cache_written.is_none()
+            && matches!(d.role, Role::Data | Role::Log | Role::Tempdb)
+            && no_host_cache(d, vm.map(|v| &v.size)).is_none()
+        {
+            w.push(warn(
+                "cache-assumed",
+                &d.name,
+                format!(
+                    "host caching for {} is not written: the rules take None, the API's default for a data disk, but a disk attached in the portal may be ReadOnly",
+                    d.name
+                ),
+                "write cache = \"None\", \"ReadOnly\" or \"ReadWrite\" as `az vm show` reports it (storageProfile.dataDisks[].caching)",
+            ));
+        }
         if d.role == Role::Os && d.kind.is_some_and(DiskKind::is_provisioned) {
             w.push(warn(
                 "unsupported-os-disk",

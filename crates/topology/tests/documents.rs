@@ -1,4 +1,4 @@
-//! Topology from Azure's and the guest's own documents (issue 13): detection by content,
+//! Topology from Azure's and the guest's own documents: detection by content,
 //! the merge, SKUs from type and size, device names, the TOML that `advisor topology`
 //! prints (round-tripped), and bad documents as a user sees them.
 

@@ -292,7 +292,8 @@ fn premium_disks_on_a_size_without_premium_storage() {
     let src = "[vm]\nsize = \"Standard_D2_v3\"\n[[disk]]\nname = \"E:\"\nsku = \"P10\"\n";
     let t = Topology::parse("t.toml", src, &c).unwrap();
     let codes: Vec<&str> = t.warnings.iter().map(|w| w.code).collect();
-    assert_eq!(codes, ["premium-disk-on-standard-vm"]);
+    // E: leaves its caching out: the rules take None and say so.
+    assert_eq!(codes, ["premium-disk-on-standard-vm", "cache-assumed"]);
 }
 
 /// The rules see the cache Azure applies: None for disks and sizes that cannot cache
@@ -357,4 +358,46 @@ fn write_accelerator_is_read_and_misspellings_are_caught() {
     let wrong = "[[disk]]\nname = \"L:\"\nwrite_accelerator = \"yes\"\n";
     let e = Topology::parse("t.toml", wrong, &catalog()).err().unwrap().to_string();
     assert!(e.starts_with("t.toml:3:"), "{e}");
+}
+
+/// A non-s size (Standard_D1_v2: no Premium Storage) still host-caches its Standard disks:
+/// only Premium SSD caching needs Premium Storage support (premium-storage-performance.md
+/// "Disk caching"; the Dv2 page lists Premium Storage caching as not supported because
+/// Premium Storage is not). A data disk whose caching is not written is taken as None and
+/// the topology says so.
+#[test]
+fn a_non_premium_size_caches_its_standard_disks_and_an_unwritten_cache_is_named() {
+    let text = r#"
+[vm]
+size = "Standard_D1_v2"
+temp_disk = "D:"
+
+[[disk]]
+name = "C:"
+sku = "S10"
+role = "os"
+
+[[disk]]
+name = "E:"
+sku = "E10"
+cache = "ReadOnly"
+role = "data"
+
+[[disk]]
+name = "F:"
+sku = "S20"
+role = "data"
+"#;
+    let t = Topology::parse("d1v2.toml", text, &catalog()).expect("parses");
+    let l = t.limits();
+    let os = l.disk("C:").unwrap();
+    assert_eq!((os.cache, os.can_cache), (Cache::ReadWrite, Some(true)));
+    let e = l.disk("E:").unwrap();
+    assert_eq!((e.cache, e.cache_assumed), (Cache::ReadOnly, false));
+    let f = l.disk("F:").unwrap();
+    assert_eq!((f.cache, f.cache_assumed), (Cache::None, true));
+    let codes: Vec<(&str, &str)> =
+        t.warnings.iter().map(|w| (w.code, w.subject.as_str())).collect();
+    assert_eq!(codes, [("cache-assumed", "F:")], "{:?}", t.warnings);
+    assert!(t.warnings[0].to_string().contains("the rules take None"), "{}", t.warnings[0]);
 }

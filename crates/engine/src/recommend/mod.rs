@@ -54,6 +54,52 @@ impl Default for RecommendOptions {
     }
 }
 
+/// `--percentile`: a number above 0 and at most 100 (a trailing `%` allowed).
+pub fn parse_percentile(s: &str) -> Result<f64, String> {
+    match s.trim_end_matches('%').parse::<f64>() {
+        Ok(p) if p > 0.0 && p <= 100.0 => Ok(p),
+        _ => Err(format!("`{s}`: a percentile is a number above 0 and at most 100 (95, 99)")),
+    }
+}
+
+/// `--headroom`: a factor from 1 to 10.
+pub fn parse_headroom(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(h) if (1.0..=10.0).contains(&h) => Ok(h),
+        _ => Err(format!("`{s}`: headroom is a factor from 1 to 10 (1.2 = 20% spare)")),
+    }
+}
+
+/// `--interval`: seconds above 0 (a trailing `s` allowed).
+pub fn parse_interval(s: &str) -> Result<f64, String> {
+    match s.trim_end_matches('s').parse::<f64>() {
+        Ok(x) if x > 0.0 && x.is_finite() => Ok(x),
+        _ => Err(format!("`{s}`: an interval is a number of seconds above 0")),
+    }
+}
+
+impl RecommendOptions {
+    /// Whether the options are ones the command line would take: the percentile, headroom
+    /// and interval in their ranges (as [`parse_percentile`], [`parse_headroom`] and
+    /// [`parse_interval`] check them), and every `--family` a series of `catalog`. For
+    /// front ends that take numbers rather than text (the Python package, the MCP tools).
+    pub fn check(&self, catalog: &Catalog) -> Result<(), String> {
+        parse_percentile(&self.percentile.to_string())?;
+        parse_headroom(&self.headroom.to_string())?;
+        if let Some(i) = self.interval_s {
+            parse_interval(&i.to_string())?;
+        }
+        for f in &self.families {
+            if !catalog.vm_sizes().iter().any(|v| v.in_series(f)) {
+                return Err(format!(
+                    "--family {f}: no such series in the catalog (see `advisor catalog list`)"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Read share (of IOs) at or above which a data disk counts as read-heavy, and the median
 /// read size above which its reads are scans: the `read-heavy-disk-uncached` rule's
 /// defaults (`rules/cache/read-heavy-disk-uncached.rule`).

@@ -16,9 +16,11 @@ pub mod scan;
 pub mod time;
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use advisor_model::{CaptureMeta, Format, Location};
 
+pub use counters::names::Language;
 pub use counters::{Convert, PlannedColumn};
 pub use header::FirstCell;
 pub use path::{CounterPath, parse_counter_path};
@@ -55,6 +57,15 @@ impl CaptureFormat for PerfmonCsv {
 
     fn read<'t>(&self, file: &str, text: Cow<'t, str>) -> Result<Read<'t>, IngestError> {
         Ok(Read::Csv { plan: read_header(file, &text)?, text })
+    }
+
+    fn read_with<'t>(
+        &self,
+        file: &str,
+        text: Cow<'t, str>,
+        counter_tables: &[Arc<Language>],
+    ) -> Result<Read<'t>, IngestError> {
+        Ok(Read::Csv { plan: read_header_with(file, &text, counter_tables)?, text })
     }
 }
 
@@ -137,6 +148,16 @@ pub fn prepare(file: &str, text: &str) -> Result<Prepared, IngestError> {
 /// Errors: an empty file, a header without counter columns, or no counter that maps to a
 /// metric (with the localized-names advice when that is why).
 pub fn read_header(file: &str, text: &str) -> Result<Header, IngestError> {
+    read_header_with(file, text, counters::names::shipped_tables())
+}
+
+/// [`read_header`], reading names of other display languages with `counter_tables`
+/// (those of `--counters` first, then the shipped ones: [`counters::names::with_shipped`]).
+pub fn read_header_with(
+    file: &str,
+    text: &str,
+    counter_tables: &[Arc<Language>],
+) -> Result<Header, IngestError> {
     let (offset, header_line_no) = first_line(file, text)?;
     let rest = &text[offset..];
     let header_end = rest.find('\n').map_or(rest.len(), |i| i + 1);
@@ -157,7 +178,7 @@ pub fn read_header(file: &str, text: &str) -> Result<Header, IngestError> {
 
     let mut meta = CaptureMeta::new(FORMAT);
     describe_first_cell(&headers, at_header.clone(), &mut meta);
-    let columns = counters::plan(&headers, header_line_no, &mut meta);
+    let columns = counters::plan_with(&headers, header_line_no, &mut meta, counter_tables);
     if columns.is_empty() {
         return Err(no_metric_error(file, &meta, at_header));
     }

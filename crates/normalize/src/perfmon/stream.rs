@@ -10,9 +10,10 @@
 
 use std::io::Read as _;
 use std::path::Path;
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 
 use advisor_ingest::decode::{Choice, Decoding, Encoding, UTF_8};
+use advisor_ingest::perfmon::Language;
 use advisor_ingest::{ErrorKind, IngestError};
 use polars::polars_utils::mmap::MMapSemaphore;
 
@@ -53,19 +54,29 @@ impl AsRef<[u8]> for Piece {
 type Sent = std::io::Result<Piece>;
 
 /// Reads the PerfMon CSV at `path` in pieces; [`Streamed::Whole`] for anything else.
-pub(crate) fn read_file(file: &str, path: &Path) -> Result<Streamed, IngestError> {
-    read_file_in(file, path, PIECE)
+/// Counter names of other display languages are read with `tables`.
+pub(crate) fn read_file(
+    file: &str,
+    path: &Path,
+    tables: &[Arc<Language>],
+) -> Result<Streamed, IngestError> {
+    read_file_in(file, path, PIECE, tables)
 }
 
 /// [`read_file`] with pieces of `piece` bytes (a multiple of the page size).
-fn read_file_in(file: &str, path: &Path, piece: usize) -> Result<Streamed, IngestError> {
+fn read_file_in(
+    file: &str,
+    path: &Path,
+    piece: usize,
+    tables: &[Arc<Language>],
+) -> Result<Streamed, IngestError> {
     let io = |e: std::io::Error| IngestError::new(file, None, ErrorKind::Io(e));
     let f = std::fs::File::open(path).map_err(io)?;
     let len = f.metadata().ok().filter(std::fs::Metadata::is_file).map(|m| m.len());
     let (tx, rx) = mpsc::sync_channel::<Sent>(0);
     std::thread::scope(|s| {
         s.spawn(move || send_pieces(f, len, piece, &tx));
-        let out = parse_pieces(file, len, piece, &rx);
+        let out = parse_pieces(file, len, piece, &rx, tables);
         // Stop the reader if the parse ended early.
         drop(rx);
         out
@@ -226,6 +237,7 @@ fn parse_pieces(
     len: Option<u64>,
     piece: usize,
     rx: &mpsc::Receiver<Sent>,
+    tables: &[Arc<Language>],
 ) -> Result<Streamed, IngestError> {
     let io = |e: std::io::Error| IngestError::new(file, None, ErrorKind::Io(e));
     // The head: at least one piece, more until it holds the header and its sample lines.
@@ -272,7 +284,7 @@ fn parse_pieces(
         }
         Choice::Decode { .. } => text.decode(&head[skip..], ended),
     };
-    let header = advisor_ingest::perfmon::read_header(file, &first)?;
+    let header = advisor_ingest::perfmon::read_header_with(file, &first, tables)?;
     let from = header.body_start;
     let hint = len.map(|l| l.saturating_sub(from as u64));
     let mut body = Body::new(file, header, hint);
@@ -300,6 +312,7 @@ fn parse_pieces(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use advisor_ingest::perfmon::counters::names::shipped_tables;
 
     /// A capture of `lines` data lines with a non-ASCII instance name, a blank line, a
     /// broken line and a cell that is not a number along the way.
@@ -340,7 +353,8 @@ mod tests {
             bytes.len()
         ));
         std::fs::write(&path, bytes).unwrap_or_else(|e| panic!("{e}"));
-        let out = read_file_in("c.csv", &path, piece).unwrap_or_else(|e| panic!("{e}"));
+        let out =
+            read_file_in("c.csv", &path, piece, shipped_tables()).unwrap_or_else(|e| panic!("{e}"));
         let _ = std::fs::remove_file(&path);
         match out {
             Streamed::Read(p, d) => Some((*p, d)),

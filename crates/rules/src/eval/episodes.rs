@@ -1,4 +1,4 @@
-//! Episodes: when a finding's series sat at its cap, sample by sample (issue 16).
+//! Episodes: when a finding's series sat at its cap, sample by sample.
 //!
 //! A sample is at the cap when it reaches `ratio` of the cap. Consecutive samples at the
 //! cap (no missing sample between them) form a run from the first sample's time stamp to

@@ -1,4 +1,4 @@
-//! Caps read from the data itself (issue 14): the band a series' busiest samples hold
+//! Caps read from the data itself: the band a series' busiest samples hold
 //! (`plateau`), and the catalog limits a ceiling matches (`disk_caps_near`,
 //! `vm_sizes_near`). Plain functions over numbers, called by the built-ins in
 //! `functions.rs` and tested here.

@@ -1,12 +1,15 @@
 //! A VM size row of the catalog: its figures, lifecycle status and what its name says
 //! (series, family, storage class), and why it has no cached limit when it has none.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::{strip_standard, vm_key};
 
 /// Where a size stands in Microsoft's lifecycle (`status` in `vm_sizes.csv`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum SizeStatus {
     /// On a current size page.
@@ -38,7 +41,7 @@ impl SizeStatus {
 }
 
 /// Remote-storage figures of one controller (or of the size's only published set).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, JsonSchema)]
 pub struct RemoteFigures {
     /// Premium SSD (and Standard) disks, uncached.
     pub iops: Option<f64>,
@@ -71,10 +74,10 @@ impl RemoteFigures {
 }
 
 /// One Azure VM size and its storage limits. Throughput in MB/s as Azure publishes it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct VmSize {
     /// Canonical name, e.g. `Standard_DS13_v2`, `Basic_A0`, or `Standard_E2bs_v5:nvme` for
-    /// the view of a size's NVMe-controller figures (see [`Catalog::vm`]).
+    /// the view of a size's NVMe-controller figures (see `Catalog::vm`).
     pub name: String,
     pub status: SizeStatus,
     pub vcpu: Option<u32>,
@@ -82,8 +85,8 @@ pub struct VmSize {
     /// Local temp disk size (all temp disks together); `Some(0)` when the size has none.
     pub temp_gib: Option<f64>,
     pub max_data_disks: Option<u32>,
-    /// Cached and temp storage limit (host cache + temp disk). `None` where Microsoft
-    /// publishes none: [`VmSize::cached_gap`] says why.
+    /// Cached and temp storage limit (host cache + temp disk). None (null) where Microsoft
+    /// publishes none: `cached_gap` says why.
     pub cached_iops: Option<f64>,
     pub cached_mbps: Option<f64>,
     pub cache_gib: Option<f64>,
@@ -114,7 +117,7 @@ pub struct VmSize {
     pub local_nvme_iops: Option<f64>,
     pub local_nvme_mbps: Option<f64>,
     /// "Premium Storage" and "Premium Storage caching" as the size's page states them
-    /// (`None`: not stated; [`VmSize::premium_storage`] then reads the name).
+    /// (None, null: not stated; `premium_storage` then reads the name).
     pub premium_storage_stated: Option<bool>,
     pub premium_caching_stated: Option<bool>,
     /// Where the figures come from: `repo:path@commit` entries, and `file:line` for user rows.
@@ -333,7 +336,7 @@ impl VmSize {
 
 /// Why a VM size has no cached limit (the "cached and temp storage" IOPS and MB/s shared by
 /// host-cached disks and the temp disk). See `../shared/catalog/NOTES.md`, sections 4, 8, 9.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CachedGap {
     /// The series cannot use host caching (B v1, the L series): what its pages publish for

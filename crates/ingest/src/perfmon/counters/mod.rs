@@ -278,13 +278,14 @@ fn node_total(instance: &str) -> bool {
 }
 
 /// Turns the header cells into the columns to read, and records in `meta` the hosts,
-/// targets, ignored counters, warnings and notes. `headers[0]` is the time column.
+/// targets, ignored counters, warnings and notes. `headers[0]` is the time column. Names
+/// of other display languages are read with the shipped tables.
 pub fn plan(headers: &[String], header_line: u64, meta: &mut CaptureMeta) -> Vec<PlannedColumn> {
-    plan_with(headers, header_line, meta, &names::active())
+    plan_with(headers, header_line, meta, names::shipped_tables())
 }
 
-/// [`plan`] with these counter tables (the active ones are the shipped tables and those
-/// of `--counters`).
+/// [`plan`] with these counter tables (those of `--counters` before the shipped ones:
+/// [`names::with_shipped`]).
 pub fn plan_with(
     headers: &[String],
     header_line: u64,

@@ -9,7 +9,7 @@
 //! ([`translate`]); the values are never touched.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{Arc, OnceLock};
 
 use advisor_model::Location;
 use rust_embed::RustEmbed;
@@ -238,27 +238,20 @@ pub fn shipped() -> Vec<Result<Language, IngestError>> {
         .collect()
 }
 
-fn shipped_ok() -> &'static [Arc<Language>] {
+/// The shipped tables, read once per process (they are compiled in, so every session
+/// shares them).
+pub fn shipped_tables() -> &'static [Arc<Language>] {
     static SHIPPED: OnceLock<Vec<Arc<Language>>> = OnceLock::new();
     // A shipped table that does not read is a build mistake the tests catch
     // (`every_shipped_table_reads`); at run time it is left out rather than panicking.
     SHIPPED.get_or_init(|| shipped().into_iter().flatten().map(Arc::new).collect())
 }
 
-static EXTRA: RwLock<Vec<Arc<Language>>> = RwLock::new(Vec::new());
-
-/// Sets the tables added with `--counters FILE` for every capture read after it in this
-/// process (replacing those set before). A language given twice is read with the later
-/// table first.
-pub fn set_extra(languages: Vec<Language>) {
-    let mut extra = EXTRA.write().unwrap_or_else(std::sync::PoisonError::into_inner);
-    *extra = languages.into_iter().map(Arc::new).collect();
-}
-
-/// The tables in force: the `--counters` ones first, then the shipped ones.
-pub fn active() -> Vec<Arc<Language>> {
-    let extra = EXTRA.read().unwrap_or_else(std::sync::PoisonError::into_inner);
-    extra.iter().chain(shipped_ok()).cloned().collect()
+/// The tables a reader uses: `extra` (those of `--counters FILE`, in the order they are
+/// to be tried) first, then the shipped ones. Held by whoever reads (a session), never by
+/// the process: two sessions with different `--counters` read side by side.
+pub fn with_shipped(extra: Vec<Language>) -> Vec<Arc<Language>> {
+    extra.into_iter().map(Arc::new).chain(shipped_tables().iter().cloned()).collect()
 }
 
 /// The language of a localized object name, from the tables (`None` when no table has it).

@@ -63,12 +63,14 @@ fn aggregate_at(rule: &CheckedRule, span: Span) -> &TypedExpr {
     out.expect("the aggregate")
 }
 
-/// A value's numbers as bits, with its time stamps: equal only when equal to the bit.
+/// A value's numbers (or bools) as bits, with its time stamps: equal only when equal to the bit.
 fn bits(v: &Value) -> (Vec<Option<i64>>, Vec<u64>) {
     match v {
         Value::Num(x) => (Vec::new(), vec![x.to_bits()]),
         Value::Nums(s) => (s.times.to_vec(), s.vals.iter().map(|x| x.to_bits()).collect()),
-        v => panic!("not a number: {v:?}"),
+        Value::Bool(b) => (Vec::new(), vec![u64::from(*b)]),
+        Value::Bools(s) => (s.times.to_vec(), s.vals.iter().map(|b| u64::from(*b)).collect()),
+        v => panic!("not a number or a bool: {v:?}"),
     }
 }
 
@@ -135,6 +137,7 @@ fn folded_aggregates_are_the_rules_own_in_any_order() {
     assert_eq!(
         of("vm-uncached-iops-cap"),
         [
+            "any(p95(latency_ms) >= disk.latency_norm * latency_factor) over disks where disk.role != temp",
             "max(latency_ms) over disks where disk.role != temp",
             "sum(iops) over disks where disk.role != temp",
             "sum(read_iops) over disks where disk.role != temp and disk.cache == none",
