@@ -25,6 +25,29 @@ pub enum Stop {
     Cancelled,
     /// The work needed more memory than its budget had left.
     OverBudget(OverBudget),
+    /// The input has more of something than the work's [`Limits`] allow.
+    TooLarge(TooLarge),
+}
+
+/// An input past one of the work's [`Limits`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TooLarge {
+    /// What was counted: `captures`, `disks`, `pool members`, `columns`.
+    pub what: &'static str,
+    /// How many there were (at least).
+    pub found: usize,
+    /// The limit.
+    pub limit: usize,
+}
+
+impl fmt::Display for TooLarge {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} {} in one request; the limit is {} (split the input)",
+            self.found, self.what, self.limit
+        )
+    }
 }
 
 /// Bytes a piece of work asked for that its budget did not have.
@@ -328,6 +351,14 @@ pub fn release(bytes: u64) {
             w.release(bytes);
         }
     });
+}
+
+/// Unwinds to [`Work::run`] with [`Stop::TooLarge`] when `found` of `what` is past
+/// `limit` (one of the current work's [`limits`]).
+pub fn within(what: &'static str, found: usize, limit: usize) {
+    if found > limit {
+        stop(Stop::TooLarge(TooLarge { what, found, limit }));
+    }
 }
 
 /// The current work's limits ([`Limits::NONE`] without one).
