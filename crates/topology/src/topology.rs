@@ -211,6 +211,21 @@ pub(crate) fn resolve(p: &Parsed<'_>, catalog: &Catalog) -> Result<Topology, Top
     // topology of thousands of disks must not compare each name with every other).
     let mut seen: HashMap<String, Vec<Seg<'static>>> = HashMap::new();
     let mut claim = |name: &str, path: Vec<Seg<'static>>| -> Result<(), TopologyError> {
+        // Names are echoed in every warning and report line about their subject.
+        let chars = name.chars().count();
+        if chars > advisor_model::MAX_ECHO {
+            return Err(p.error(
+                &path,
+                ErrorKind::Invalid {
+                    message: format!(
+                        "a name of {chars} characters; names are at most {} (disks and \
+                         pools are named as the captures name them: \"E:\", \"sdc\")",
+                        advisor_model::MAX_ECHO
+                    ),
+                    help: None,
+                },
+            ));
+        }
         match seen.entry(normalize_name(name)) {
             Entry::Occupied(first) => {
                 let first = p.line_col(first.get());
@@ -224,6 +239,11 @@ pub(crate) fn resolve(p: &Parsed<'_>, catalog: &Catalog) -> Result<Topology, Top
     };
     if let Some(temp) = p.spec.vm.as_ref().and_then(|v| v.temp_disk.as_deref()) {
         claim(temp, vec![Seg::Key("vm"), Seg::Key("temp_disk")])?;
+    }
+    let limits = advisor_model::work::limits();
+    advisor_model::work::within("disks", p.spec.disk.len(), limits.disks);
+    for pool in &p.spec.pool {
+        advisor_model::work::within("pool members", pool.disks.len(), limits.pool_members);
     }
     for (i, d) in p.spec.disk.iter().enumerate() {
         claim(&d.name, vec![Seg::Key("disk"), Seg::Index(i), Seg::Key("name")])?;
@@ -417,17 +437,31 @@ fn resolve_vm(p: &Parsed<'_>, spec: &VmSpec, catalog: &Catalog) -> Result<Vm, To
     })
 }
 
+/// The least a cap may be: a figure below it is a typo or an attack, and a cap of
+/// (nearly) zero makes every share of it infinite. Sizes in GiB may also be 0 (no temp
+/// disk, no cache).
+fn least_figure(key: &str) -> (f64, &'static str) {
+    if key.ends_with("iops") {
+        (1.0, "1 IOPS")
+    } else if key.ends_with("mbps") {
+        (0.001, "0.001 MB/s")
+    } else {
+        (0.001, "0.001 GiB (or 0)")
+    }
+}
+
 fn check_figure(p: &Parsed<'_>, path: &[Seg<'_>], key: &str, x: f64) -> Result<(), TopologyError> {
-    if x.is_finite() && x >= 0.0 {
+    let (least, shown) = least_figure(key);
+    let zero_allowed = key.ends_with("gib");
+    if x.is_finite() && (x >= least || (zero_allowed && x == 0.0)) {
         return Ok(());
     }
-    Err(p.error(
-        path,
-        ErrorKind::Invalid {
-            message: format!("`{key}` must be a figure of 0 or more"),
-            help: None,
-        },
-    ))
+    let message = if x.is_finite() && x >= 0.0 {
+        format!("`{key}` = {x} is below the least sane figure, {shown}")
+    } else {
+        format!("`{key}` must be a figure of at least {shown}")
+    };
+    Err(p.error(path, ErrorKind::Invalid { message, help: None }))
 }
 
 fn resolve_disk(
