@@ -39,6 +39,13 @@ pub enum AppError {
     /// The analysis did not finish in time.
     #[error("the analysis did not finish within {secs} s")]
     AnalysisTimeout { secs: u64 },
+    /// The request needs more memory than the budget has (`alone`: more than the whole
+    /// budget, so a retry cannot help).
+    #[error("the analysis was stopped: {detail}")]
+    OverBudget { detail: String, alone: bool },
+    /// The input has more captures, disks, pool members or columns than a request may.
+    #[error("{0}")]
+    OverLimit(String),
     /// A bug: logged, answered with a generic message.
     #[error("internal error: {0}")]
     Internal(String),
@@ -57,7 +64,7 @@ pub struct Problem {
     pub detail: String,
     /// A stable name: `bad-request`, `too-large`, `unreadable-capture`, `bad-topology`,
     /// `not-found`, `not-acceptable`, `method-not-allowed`, `busy`, `upload-timeout`,
-    /// `analysis-timeout`, `internal`.
+    /// `analysis-timeout`, `over-memory-budget`, `over-limit`, `internal`.
     pub code: String,
 }
 
@@ -65,7 +72,10 @@ impl AppError {
     pub fn status(&self) -> StatusCode {
         match self {
             AppError::BadRequest(_) => StatusCode::BAD_REQUEST,
-            AppError::TooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            AppError::TooLarge { .. }
+            | AppError::OverLimit(_)
+            | AppError::OverBudget { alone: true, .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            AppError::OverBudget { alone: false, .. } => StatusCode::SERVICE_UNAVAILABLE,
             AppError::Unreadable(_) | AppError::BadTopology(_) => StatusCode::UNPROCESSABLE_ENTITY,
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
             AppError::NotAcceptable(_) => StatusCode::NOT_ACCEPTABLE,
@@ -90,6 +100,8 @@ impl AppError {
             AppError::Busy { .. } => "busy",
             AppError::UploadTimeout { .. } => "upload-timeout",
             AppError::AnalysisTimeout { .. } => "analysis-timeout",
+            AppError::OverBudget { .. } => "over-memory-budget",
+            AppError::OverLimit(_) => "over-limit",
             AppError::Internal(_) => "internal",
         }
     }
@@ -120,7 +132,9 @@ impl AppError {
     fn retry_after(&self) -> Option<u64> {
         match self {
             AppError::Busy { retry_after } => Some(*retry_after),
-            AppError::AnalysisTimeout { .. } => Some(30),
+            AppError::AnalysisTimeout { .. } | AppError::OverBudget { alone: false, .. } => {
+                Some(30)
+            }
             _ => None,
         }
     }
@@ -141,7 +155,12 @@ impl AppError {
         if let Some(s) = self.retry_after() {
             h.insert(header::RETRY_AFTER, HeaderValue::from(s));
         }
-        if matches!(self, AppError::TooLarge { .. } | AppError::UploadTimeout { .. }) {
+        if matches!(
+            self,
+            AppError::TooLarge { .. }
+                | AppError::UploadTimeout { .. }
+                | AppError::OverBudget { .. }
+        ) {
             // The rest of the body is not read: the connection cannot be reused.
             h.insert(header::CONNECTION, HeaderValue::from_static("close"));
         }
