@@ -24,6 +24,7 @@ use crate::AppError;
         crate::routes::rules,
         crate::routes::catalog_vm,
         crate::routes::healthz,
+        crate::routes::readyz,
         crate::page::upload_page,
         document
     ),

@@ -281,12 +281,20 @@ async fn whole_body(
         let frame = frame
             .map_err(|e| AppError::BadRequest(format!("the upload could not be read: {e}")))?;
         let Some(data) = frame.data_ref() else { continue };
-        if out.len() + data.len() > limit {
+        let need = out.len() + data.len();
+        if need > limit {
             return Err(AppError::TooLarge { limit });
         }
-        work.try_charge(data.len() as u64).map_err(over_budget)?;
+        if need > out.capacity() {
+            // The buffer grows by doubling, each growth charged before it is made.
+            let cap = need.max(out.capacity() * 2).min(limit);
+            work.try_charge((cap - out.capacity()) as u64).map_err(over_budget)?;
+            out.reserve_exact(cap - out.len());
+        }
         out.extend_from_slice(data);
     }
+    // The form's reader copies the body once more as it parses the parts.
+    work.try_charge(out.len() as u64).map_err(over_budget)?;
     Ok(out.into())
 }
 
