@@ -402,7 +402,7 @@ impl Session {
             step(ReadStep::Reading { name: &name, bytes });
             // The capture as read (its text, its frame) takes about its size again: charged
             // to the memory budget of the work this is part of, if any.
-            advisor_model::work::charge(bytes as u64);
+            advisor_model::work::charge(bytes);
             let result = self.read_one(&input);
             drop(input);
             step(ReadStep::Read { name: &name, bytes, result: result.as_ref() });

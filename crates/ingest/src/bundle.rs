@@ -308,12 +308,12 @@ fn take_entry(
     if skip_why.is_some() {
         drop(std::mem::take(&mut held));
     }
+    // The rest of the entry, when the head did not end it.
     while !ended {
         let n = next(&mut r, &mut buf)?;
         if n == 0 {
-            break;
-        }
-        if skip_why.is_none() {
+            ended = true;
+        } else if skip_why.is_none() {
             if held.bytes.len() as u64 + n as u64 > cap {
                 drop(std::mem::take(&mut held));
                 skip_why = Some(format!(
