@@ -276,9 +276,10 @@ fn the_batch_job_manifest_runs_with_this_binary() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-#[test]
-fn the_serve_deployment_runs_with_this_binary_and_its_probe_answers() {
-    let yaml = std::fs::read_to_string(repo().join("deploy/kubernetes/deployment.yaml")).unwrap();
+/// `advisor serve` with a manifest's arguments (its tokens file made here), on a free
+/// loopback port: the probe's answer and the answer to `GET /api/v1/rules` with `headers`.
+fn serve_as_the_manifest_says(file: &str, headers: &str) -> (String, String) {
+    let yaml = std::fs::read_to_string(repo().join("deploy/kubernetes").join(file)).unwrap();
     let args = manifest_args(&yaml);
     assert_eq!(args.first().map(String::as_str), Some("serve"), "{args:?}");
     let probe = yaml
@@ -286,31 +287,55 @@ fn the_serve_deployment_runs_with_this_binary_and_its_probe_answers() {
         .find_map(|l| l.trim().strip_prefix("path:"))
         .map(|p| p.trim().to_owned())
         .expect("a probe path");
-    // The manifest's flags, but on a free loopback port (start_serve sets --listen).
+    let dir = temp(&format!("serve-{file}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let tokens = dir.join("tokens");
+    let line = String::from_utf8(advisor(&dir, &["token", "new", "ci"]).stdout).unwrap();
+    std::fs::write(&tokens, line.lines().nth(1).expect("the tokens line")).unwrap();
+    // The manifest's flags, but on a free loopback port (start_serve sets --listen) and
+    // with the Secret's file made here.
     let mut extra = Vec::new();
     let mut it = args.iter().skip(1);
     while let Some(a) = it.next() {
         if a == "--listen" {
             assert_eq!(it.next().map(String::as_str), Some("0.0.0.0:8080"));
+        } else if a == "--tokens" {
+            assert_eq!(it.next().map(String::as_str), Some("/etc/advisor/tokens/tokens"));
+            extra.extend(["--tokens", tokens.to_str().unwrap()]);
         } else {
             extra.push(a.as_str());
         }
     }
     let (mut child, addr, _log) = common::start_serve(&extra);
-    let answer = {
+    let ask = |path: &str, headers: &str| {
         use std::io::{Read as _, Write as _};
         let mut s = std::net::TcpStream::connect(&addr).expect("connect");
         s.set_read_timeout(Some(std::time::Duration::from_secs(30))).unwrap();
         s.write_all(
-            format!("GET {probe} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").as_bytes(),
+            format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{headers}\r\n")
+                .as_bytes(),
         )
         .unwrap();
         let mut raw = Vec::new();
         let _ = s.read_to_end(&mut raw);
-        raw
+        String::from_utf8_lossy(&raw).into_owned()
     };
+    let answers = (ask(&probe, ""), ask("/api/v1/rules", headers));
     let _ = child.kill();
     let _ = child.wait();
-    let head = String::from_utf8_lossy(&answer);
-    assert!(head.starts_with("HTTP/1.1 200"), "{probe}: {head}");
+    let _ = std::fs::remove_dir_all(&dir);
+    answers
+}
+
+#[test]
+fn the_serve_deployment_runs_with_this_binary_and_its_probe_answers() {
+    // Tokens: the probe answers without one; the API does not.
+    let (probe, api) = serve_as_the_manifest_says("deployment.yaml", "");
+    assert!(probe.starts_with("HTTP/1.1 200"), "{probe}");
+    assert!(api.starts_with("HTTP/1.1 401"), "{api}");
+    // Behind oauth2-proxy on the pod's loopback: the user it names is believed from there.
+    let (probe, api) =
+        serve_as_the_manifest_says("oauth2-proxy.yaml", "X-Forwarded-Email: ana@example.com\r\n");
+    assert!(probe.starts_with("HTTP/1.1 200"), "{probe}");
+    assert!(api.starts_with("HTTP/1.1 200"), "{api}");
 }

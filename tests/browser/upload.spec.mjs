@@ -3,6 +3,10 @@
 //
 //   node tests/browser/upload.spec.mjs http://127.0.0.1:PORT
 //
+// With ADVISOR_TOKEN set (a server started with --tokens), a browser without credentials
+// must be refused, and the person types the token once, as the password the browser asks
+// for (playwright's httpCredentials), for the whole session.
+//
 // Exit 0 when every check passed; 1 with the reason otherwise. tests/serve.rs runs it.
 import { chromium } from 'playwright-core';
 import { fileURLToPath } from 'node:url';
@@ -42,7 +46,26 @@ const browser = await chromium.launch({
 });
 let failed = false;
 try {
-  const page = await browser.newPage();
+  const token = process.env.ADVISOR_TOKEN;
+  if (token) {
+    const anonymous = await browser.newContext();
+    const refused = await anonymous.request.get(base);
+    check(refused.status() === 401, `without the token the page is refused (${refused.status()})`);
+    const challenges = refused.headers()['www-authenticate'] || '';
+    check(/Basic realm="advisor"/.test(challenges), 'the browser is asked for credentials');
+    // A browser that has none to give cannot open the page (headless Chromium ends the
+    // navigation instead of showing a dialog).
+    const opened = await (await anonymous.newPage()).goto(base).then(
+      (r) => r.status(),
+      (e) => e.message.split('\n')[0],
+    );
+    check(opened !== 200, `the page does not open without credentials (${opened})`);
+    await anonymous.close();
+  }
+  const context = await browser.newContext(
+    token ? { httpCredentials: { username: 'support', password: token } } : {},
+  );
+  const page = await context.newPage();
   page.setDefaultTimeout(60_000);
 
   // 1. Captures and a topology file; the report opens as a page.

@@ -10,6 +10,7 @@ mod recommend_cmd;
 mod rules_cmd;
 mod schema_cmd;
 mod serve_cmd;
+mod token_cmd;
 mod topology_cmd;
 
 use std::process::ExitCode;
@@ -61,6 +62,8 @@ enum Command {
     Topology(topology_cmd::TopologyArgs),
     /// Serve the upload page and the HTTP API (loopback by default) until SIGTERM or Ctrl-C.
     Serve(serve_cmd::ServeArgs),
+    /// Tokens for `advisor serve --tokens FILE`: `advisor token new NAME`.
+    Token(token_cmd::TokenArgs),
     /// Serve the analyses as Model Context Protocol tools on stdin and stdout, for agents;
     /// files are read only under the --allow directories.
     Mcp(mcp_cmd::McpArgs),
@@ -87,6 +90,7 @@ fn main() -> ExitCode {
         Command::Recommend(args) => recommend_cmd::run(args),
         Command::Schema(args) => schema_cmd::run(args),
         Command::Serve(args) => serve_cmd::run(args),
+        Command::Token(args) => token_cmd::run(args),
         Command::Mcp(args) => mcp_cmd::run(args),
         Command::Topology(args) => topology_cmd::run(args),
     };

@@ -1,9 +1,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use advisor_ingest::IngestError;
 use advisor_ingest::perfmon::Language;
 use advisor_ingest::perfmon::counters::names::shipped_tables;
-use advisor_ingest::{ErrorKind, IngestError};
 use advisor_model::{CaptureMeta, Format, Metric, Target};
 use polars::prelude::*;
 
@@ -37,7 +37,9 @@ pub struct Capture {
 ///
 /// A PerfMon CSV is read in pieces of a few megabytes ([`crate::perfmon::stream`]): memory
 /// holds its values, never its whole text. Other files are read whole, and their bytes
-/// freed as soon as their reader is done, before the canonical frame is built.
+/// freed as soon as their reader is done, before the canonical frame is built. Files are
+/// read, never mapped ([`crate::file`]): one truncated meanwhile is an error naming the
+/// line where its text stops, not a SIGBUS.
 pub fn read_path(path: &Path) -> Result<Capture, IngestError> {
     read_path_with(path, shipped_tables())
 }
@@ -55,49 +57,10 @@ pub fn read_path_with(
     {
         return build::capture(&file, build::streamed(decoding, *parsed));
     }
-    let bytes =
-        FileBytes::open(path).map_err(|e| IngestError::new(&file, None, ErrorKind::Io(e)))?;
-    let parsed =
-        build::parse(&file, advisor_ingest::read_with(&file, bytes.as_ref(), counter_tables)?)?;
+    let bytes = crate::file::read_whole(&file, path)?;
+    let parsed = build::parse(&file, advisor_ingest::read_with(&file, &bytes, counter_tables)?)?;
     drop(bytes);
     build::capture(&file, parsed)
-}
-
-/// A file's bytes: mapped into memory by polars' own safe mapping (what its CSV reader does
-/// with a path), so a large capture is not copied before it is parsed; read into memory
-/// when the file cannot be mapped (empty, a pipe, a file system without mmap).
-enum FileBytes {
-    Mapped(polars::polars_utils::mmap::MMapSemaphore),
-    Read(Vec<u8>),
-}
-
-impl FileBytes {
-    fn open(path: &Path) -> std::io::Result<Self> {
-        let f = std::fs::File::open(path)?;
-        let regular = f.metadata().is_ok_and(|m| m.is_file() && m.len() > 0);
-        // Populated: the kernel reads the pages in ahead, in one go, rather than one fault
-        // per page as the text is first scanned.
-        let mut options = memmap2::MmapOptions::new();
-        options.populate();
-        if regular
-            && let Ok(map) =
-                polars::polars_utils::mmap::MMapSemaphore::new_from_file_with_options(&f, options)
-        {
-            return Ok(Self::Mapped(map));
-        }
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut &f, &mut bytes)?;
-        Ok(Self::Read(bytes))
-    }
-}
-
-impl AsRef<[u8]> for FileBytes {
-    fn as_ref(&self) -> &[u8] {
-        match self {
-            Self::Mapped(m) => m.as_ref(),
-            Self::Read(v) => v,
-        }
-    }
 }
 
 /// Reads and normalizes a capture held in memory; `file` names it in messages.

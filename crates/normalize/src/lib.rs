@@ -7,6 +7,7 @@
 mod build;
 mod capture;
 mod derive;
+mod file;
 mod frame;
 mod parts;
 mod perfmon;

@@ -207,11 +207,14 @@ async fn compare_inner(
     let up = tokio::time::timeout_at(deadline, read_form(form, config.max_upload))
         .await
         .map_err(|_| AppError::UploadTimeout { secs })??;
-    let format = negotiate::choose(up.format.as_deref(), accept)?;
     let bytes = up.bytes();
+    let record = crate::audit::Record::of(&parts.extensions);
+    record.upload(up.before.len() + up.after.len(), bytes);
+    let format = negotiate::choose(up.format.as_deref(), accept)?;
     let job = run_blocking(state, slot, work, move |inner| {
         let (before, after) = up.into_sides();
         let c = inner.session.compare(before, after).map_err(upload_error)?;
+        record.comparison(&c);
         inner
             .session
             .render_comparison(&c, format)

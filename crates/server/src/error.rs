@@ -46,6 +46,18 @@ pub enum AppError {
     /// The input has more captures, disks, pool members or columns than a request may.
     #[error("{0}")]
     OverLimit(String),
+    /// No credentials, or ones the service does not accept (`--tokens`).
+    #[error("{0}")]
+    Unauthorized(String),
+    /// The request may not be made this way (not through the trusted proxy, or from
+    /// another site's page).
+    #[error("{0}")]
+    Forbidden(String),
+    /// The client made more than its `--rate` of requests.
+    #[error(
+        "more than {per_minute} requests a minute from this client; try again in {retry_after} s"
+    )]
+    RateLimited { per_minute: u32, retry_after: u64 },
     /// A bug: logged, answered with a generic message.
     #[error("internal error: {0}")]
     Internal(String),
@@ -64,7 +76,8 @@ pub struct Problem {
     pub detail: String,
     /// A stable name: `bad-request`, `too-large`, `unreadable-capture`, `bad-topology`,
     /// `not-found`, `not-acceptable`, `method-not-allowed`, `busy`, `upload-timeout`,
-    /// `analysis-timeout`, `over-memory-budget`, `over-limit`, `internal`.
+    /// `analysis-timeout`, `unauthorized`, `forbidden`, `rate-limited`, `over-memory-budget`,
+    /// `over-limit`, `internal`.
     pub code: String,
 }
 
@@ -84,6 +97,9 @@ impl AppError {
                 StatusCode::SERVICE_UNAVAILABLE
             }
             AppError::UploadTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
+            AppError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            AppError::Forbidden(_) => StatusCode::FORBIDDEN,
+            AppError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -102,6 +118,9 @@ impl AppError {
             AppError::AnalysisTimeout { .. } => "analysis-timeout",
             AppError::OverBudget { .. } => "over-memory-budget",
             AppError::OverLimit(_) => "over-limit",
+            AppError::Unauthorized(_) => "unauthorized",
+            AppError::Forbidden(_) => "forbidden",
+            AppError::RateLimited { .. } => "rate-limited",
             AppError::Internal(_) => "internal",
         }
     }
@@ -128,10 +147,12 @@ impl AppError {
         }
     }
 
-    /// Seconds after which a retry may succeed, for 503s.
+    /// Seconds after which a retry may succeed, for 503s and 429s.
     fn retry_after(&self) -> Option<u64> {
         match self {
-            AppError::Busy { retry_after } => Some(*retry_after),
+            AppError::Busy { retry_after } | AppError::RateLimited { retry_after, .. } => {
+                Some(*retry_after)
+            }
             AppError::AnalysisTimeout { .. } | AppError::OverBudget { alone: false, .. } => {
                 Some(30)
             }

@@ -20,14 +20,26 @@
 //! and the server goes on. On shutdown, requests in flight get
 //! [`Config::request_timeout`] to finish, then their analyses are cancelled. Errors are
 //! `application/problem+json` (RFC 9457).
+//!
+//! Around the routes, [`Config::guard`] ([`Guard`]) adds authentication (tokens, or a
+//! trusted proxy's header), a rate per client and the audit trail; [`Config::tls`] serves
+//! HTTPS. An answer that a client leaves unread for [`Config::request_timeout`] is dropped
+//! with its connection.
 
+mod audit;
+mod auth;
 mod compare;
+mod conn;
 mod error;
+mod guard;
 mod negotiate;
 mod openapi;
 mod page;
+mod rate;
 mod recommend;
 mod routes;
+mod tls;
+mod tokens;
 mod upload;
 
 use std::fmt;
@@ -41,15 +53,20 @@ use advisor_model::work::{Limits, MemoryBudget, Work};
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioTimer;
 use hyper_util::server::graceful::GracefulShutdown;
-use hyper_util::service::TowerToHyperService;
 use tokio::sync::Semaphore;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
 use tracing::Level;
 
+pub use audit::Audit;
+pub use auth::TrustedProxy;
 pub use error::{AppError, Problem};
+pub use guard::Guard;
+pub use rate::Rate;
+pub use tls::{Tls, TlsError};
+pub use tokens::{TOKEN_PREFIX, Tokens, TokensError, new_token, token_digest, valid_name};
 
 /// Default body limit: 256 MiB.
 pub const DEFAULT_MAX_UPLOAD: usize = 256 * 1024 * 1024;
@@ -99,6 +116,10 @@ pub struct Config {
     /// What one request's input may have (captures, disks, pool members, PerfMon
     /// columns); past a limit, 413 naming it.
     pub limits: Limits,
+    /// Who may call the service, at what rate, and the audit trail: all off by default.
+    pub guard: Guard,
+    /// HTTPS with this certificate and key; plain HTTP when `None`.
+    pub tls: Option<Tls>,
 }
 
 impl Default for Config {
@@ -112,6 +133,8 @@ impl Default for Config {
             memory_budget: DEFAULT_MEMORY_BUDGET,
             body_timeout: DEFAULT_BODY_TIMEOUT,
             limits: DEFAULT_LIMITS,
+            guard: Guard::default(),
+            tls: None,
         }
     }
 }
@@ -226,7 +249,7 @@ impl AppState {
     }
 }
 
-/// The service's routes and layers.
+/// The service's routes and layers, inside the guard's ([`Config::guard`]).
 pub fn app(state: AppState) -> Router {
     let routes = Router::new()
         .route("/", get(page::upload_page))
@@ -238,7 +261,8 @@ pub fn app(state: AppState) -> Router {
         .route("/api/v1/rules", get(routes::rules))
         .route("/api/v1/catalog/vm/{size}", get(routes::catalog_vm))
         .route("/api/v1/openapi.json", get(openapi::document));
-    layered(routes, state)
+    let guarded = state.clone();
+    guard::around(layered(routes, state), &guarded)
 }
 
 /// The fallbacks and the request-wide layers around `routes`.
@@ -265,7 +289,8 @@ fn layered(routes: Router<AppState>, state: AppState) -> Router {
 /// Serves [`app`] on `listener` until `shutdown` completes, then gives the requests in
 /// flight [`Config::request_timeout`] to finish, cancels the analyses of those still
 /// running, and returns once they have stopped (a few seconds at most). HTTP/1.1 through hyper, as `axum::serve` does, plus [`Config::header_timeout`]
-/// on every request head, which `axum::serve` cannot set.
+/// on every request head (and TLS handshake), which `axum::serve` cannot set, TLS when
+/// [`Config::tls`] is set, and [`Config::request_timeout`] for an answer the client stalls.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     state: AppState,
@@ -280,13 +305,20 @@ pub async fn serve(
         .max_buf_size(READ_BUFFER);
     let grace = state.inner.config.request_timeout;
     let inner = state.inner.clone();
-    let service = TowerToHyperService::new(app(state));
+    let config = &state.inner.config;
+    let serving = conn::Serving {
+        tls: config.tls.as_ref().map(Tls::acceptor),
+        handshake: config.header_timeout,
+        write: config.request_timeout,
+        http,
+        app: app(state),
+    };
     let connections = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
-        let stream = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
+                Ok(accepted) => accepted,
                 Err(e) => {
                     accept_failed(&e).await;
                     continue;
@@ -294,14 +326,7 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
-        let conn = connections.watch(http.serve_connection(TokioIo::new(stream), service.clone()));
-        tokio::spawn(async move {
-            // A header timeout, a reset or a client gone mid-body: the connection is closed
-            // and nothing else needs doing. Idle keep-alive connections end this way too.
-            if let Err(e) = conn.await {
-                tracing::debug!(error = %e, "connection closed");
-            }
-        });
+        tokio::spawn(serving.clone().connection(stream, peer, connections.watcher()));
     }
     drop(listener);
     if tokio::time::timeout(grace, connections.shutdown()).await.is_err() {
@@ -356,6 +381,11 @@ pub async fn shutdown_signal() {
 /// `SocketAddr` as a URL base: `http://127.0.0.1:8080`.
 pub fn base_url(addr: SocketAddr) -> String {
     format!("http://{addr}")
+}
+
+/// `SocketAddr` as the URL base of a server with TLS: `https://127.0.0.1:8443`.
+pub fn https_base_url(addr: SocketAddr) -> String {
+    format!("https://{addr}")
 }
 
 #[cfg(test)]

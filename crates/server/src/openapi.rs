@@ -71,12 +71,66 @@ fn build() -> Result<String, String> {
     {
         *content = json!({ "schema": { "$ref": "#/components/schemas/Report" } });
     }
+    add_security(&mut doc);
     serde_json::to_string_pretty(&doc)
         .map(|mut s| {
             s.push('\n');
             s
         })
         .map_err(|e| e.to_string())
+}
+
+/// The guard's side of the document: the two ways to send a token, and on every
+/// operation but the liveness probe the answers of a refused request. Whether a server
+/// asks for a token is its operator's choice (`--tokens`, `--trust-header`), so an
+/// operation may also be called without one (the empty requirement).
+fn add_security(doc: &mut Value) {
+    let problem = |description: &str| {
+        json!({
+            "description": description,
+            "content": { "application/problem+json": {
+                "schema": { "$ref": "#/components/schemas/Problem" } } }
+        })
+    };
+    if let Some(components) = doc.get_mut("components").and_then(Value::as_object_mut) {
+        components.insert(
+            "securitySchemes".to_owned(),
+            json!({
+                "token": { "type": "http", "scheme": "bearer",
+                    "description": "A token of the server's --tokens file (advisor token new NAME)" },
+                "browser": { "type": "http", "scheme": "basic",
+                    "description": "The same token as the password (any user name): what a browser asks for" }
+            }),
+        );
+    }
+    if let Some(obj) = doc.as_object_mut() {
+        obj.insert("security".to_owned(), json!([{ "token": [] }, { "browser": [] }, {}]));
+    }
+    let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else { return };
+    for (path, item) in paths.iter_mut() {
+        let Some(item) = item.as_object_mut() else { continue };
+        for op in item.values_mut().filter_map(Value::as_object_mut) {
+            if path == "/healthz" || path == "/readyz" {
+                op.insert("security".to_owned(), json!([{}]));
+                continue;
+            }
+            let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) else {
+                continue;
+            };
+            responses.insert(
+                "401".to_owned(),
+                problem("No token, or one the server does not accept (servers started with --tokens); see WWW-Authenticate"),
+            );
+            responses.insert(
+                "403".to_owned(),
+                problem("Not sent through the trusted proxy (--trust-header), or sent by a browser from another site's page"),
+            );
+            responses.insert(
+                "429".to_owned(),
+                problem("More requests than the client's --rate; see Retry-After"),
+            );
+        }
+    }
 }
 
 /// Puts the report's JSON Schema in as `Report`, its `$defs` beside it as components, and

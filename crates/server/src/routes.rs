@@ -211,11 +211,13 @@ async fn analyze_inner(
     let secs = config.request_timeout.as_secs().max(1);
 
     let (slot, form, job_work) = slot_then_form(state, parts, body, deadline).await?;
-    let up = tokio::time::timeout_at(deadline, upload::read(form, config.max_upload))
+    let mut up = tokio::time::timeout_at(deadline, upload::read(form, config.max_upload))
         .await
         .map_err(|_| AppError::UploadTimeout { secs })??;
-    let format = negotiate::choose(up.format.as_deref(), accept)?;
     let (count, bytes) = (up.captures.len(), up.capture_bytes());
+    up.record = crate::audit::Record::of(&parts.extensions);
+    up.record.upload(count, bytes);
+    let format = negotiate::choose(up.format.as_deref(), accept)?;
 
     let job = run_blocking(state, slot, job_work, move |inner| work(inner, up, format));
     let body = tokio::time::timeout_at(deadline, job)
@@ -352,6 +354,7 @@ where
 /// Reads, analyzes and renders: the blocking part of a request.
 fn analyze_upload(inner: &crate::Inner, up: Upload, format: Format) -> Result<String, AppError> {
     let session = &inner.session;
+    let record = up.record.clone();
     let (sources, captures) = up.into_parts();
     let inputs: Vec<Input> = captures
         .into_iter()
@@ -364,6 +367,7 @@ fn analyze_upload(inner: &crate::Inner, up: Upload, format: Format) -> Result<St
     // Bundles (tar.gz, zip) are opened in memory within the session's limits, as the CLI
     // opens them.
     let analysis = session.analyze(inputs, &sources).map_err(upload_error)?;
+    record.analysis(&analysis);
     session
         .render(&analysis, format)
         .map_err(|e| AppError::Internal(format!("rendering the report: {e}")))

@@ -30,6 +30,8 @@ pub(crate) struct Upload {
     pub(crate) percentile: Option<String>,
     pub(crate) headroom: Option<String>,
     pub(crate) prices: Option<(String, String)>,
+    /// The request's audit facts (the formats and verdict are known after the analysis).
+    pub(crate) record: crate::audit::Record,
 }
 
 /// The upload page's disks table: one entry per row in each column.

@@ -6,8 +6,9 @@
 //! - `cargo run --profile bench-release -p xtask -- bench`: the speed and memory benchmark
 //!   of docs/performance.md (inputs generated under /tmp when absent).
 //! - `xtask rules FILE --topology T`: the rules' time rule by rule on one capture.
-//! - `cargo run -p xtask -- catalog`: `crates/topology/catalog/vm_sizes.csv` from the committed
-//!   snapshot of Microsoft's size pages (`--check` compares instead of writing).
+//! - `cargo run -p xtask -- catalog`: `crates/topology/catalog/vm_sizes.csv` and `disk_skus.csv`
+//!   from the committed snapshot of Microsoft's size and disk pages (`--check` compares
+//!   instead of writing).
 //! - `cargo xtask dist`: the release archives (Linux glibc and static musl, Windows) and
 //!   their SHA256SUMS, in `dist/`.
 
@@ -66,7 +67,7 @@ enum Cmd {
         #[arg(long)]
         budget_mib: u64,
     },
-    /// Build the built-in VM catalog from the snapshot of Microsoft's size pages.
+    /// Build the built-in VM and disk catalog from the snapshot of Microsoft's pages.
     Catalog {
         /// Compare with the committed file instead of writing it.
         #[arg(long)]

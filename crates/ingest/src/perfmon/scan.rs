@@ -251,6 +251,11 @@ impl Lines {
         Self { next_line: first_line, ..Self::default() }
     }
 
+    /// The 1-based number of the next line to scan: the line a text cut off now ends in.
+    pub fn next_line(&self) -> u64 {
+        self.next_line
+    }
+
     /// Scans the lines of `text[from..]` (whole lines, the last one may lack its `\n` only
     /// at the end of the file). Returns the runs of good lines in it, as byte ranges of
     /// `text`, with their line numbers; each run carries `continues` when it goes on from

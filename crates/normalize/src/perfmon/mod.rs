@@ -90,6 +90,11 @@ impl Body {
         }
     }
 
+    /// The 1-based number of the line that comes next.
+    pub(crate) fn next_line(&self) -> u64 {
+        self.lines.next_line()
+    }
+
     /// Takes `text[from..]`: whole lines (the last piece of a file may end without a line
     /// break).
     pub(crate) fn feed(&mut self, text: &str, from: usize) -> Result<(), IngestError> {

@@ -7,20 +7,26 @@
 //! that cannot be known from the first piece (a file whose start is UTF-8 but whose middle
 //! is not: the whole file is then decoded in a legacy code page), the caller is told to
 //! read the file whole instead.
+//!
+//! Pieces are read into buffers that go back and forth between the two threads, not
+//! mapped: a mapped file truncated by another process kills the reader (SIGBUS), while a
+//! read one comes back short, and a file that is not the length it had when it was opened
+//! is an error at the line where its text stops ([`crate::file`]).
 
-use std::io::Read as _;
 use std::path::Path;
 use std::sync::{Arc, mpsc};
 
 use advisor_ingest::decode::{Choice, Decoding, Encoding, UTF_8};
 use advisor_ingest::perfmon::Language;
 use advisor_ingest::{ErrorKind, IngestError};
-use polars::polars_utils::mmap::MMapSemaphore;
+use advisor_model::Location;
 
 use super::{Body, Parsed};
+use crate::file::{Changed, has_more, read_up_to};
 
-/// Bytes of the file taken at a time. Two pieces are in memory at most: the one being
-/// parsed, and the next, mapped while it is (the channel holds none).
+/// Bytes of the file taken at a time. Three pieces are in memory at most: the one being
+/// parsed, the next, read while it is (the channel holds none), and a buffer on its way
+/// back to be read into again.
 pub(crate) const PIECE: usize = 16 << 20;
 
 /// Data lines the header reader looks at (the date order, the decimal comma): the head is
@@ -35,23 +41,14 @@ pub(crate) enum Streamed {
     Whole,
 }
 
-/// A piece of the file: mapped (polars' own safe mapping, populated: the kernel reads it
-/// in one go, and nothing is copied), or read when the file cannot be mapped (a pipe).
-enum Piece {
-    Mapped(MMapSemaphore),
-    Read(Vec<u8>),
+/// Why the next piece did not come.
+enum Fault {
+    Io(std::io::Error),
+    /// The file's length is no longer the one it had when it was opened.
+    Changed(Changed),
 }
 
-impl AsRef<[u8]> for Piece {
-    fn as_ref(&self) -> &[u8] {
-        match self {
-            Self::Mapped(m) => m.as_ref(),
-            Self::Read(v) => v,
-        }
-    }
-}
-
-type Sent = std::io::Result<Piece>;
+type Sent = Result<Vec<u8>, Fault>;
 
 /// Reads the PerfMon CSV at `path` in pieces; [`Streamed::Whole`] for anything else.
 /// Counter names of other display languages are read with `tables`.
@@ -63,7 +60,7 @@ pub(crate) fn read_file(
     read_file_in(file, path, PIECE, tables)
 }
 
-/// [`read_file`] with pieces of `piece` bytes (a multiple of the page size).
+/// [`read_file`] with pieces of `piece` bytes.
 fn read_file_in(
     file: &str,
     path: &Path,
@@ -74,64 +71,68 @@ fn read_file_in(
     let f = std::fs::File::open(path).map_err(io)?;
     let len = f.metadata().ok().filter(std::fs::Metadata::is_file).map(|m| m.len());
     let (tx, rx) = mpsc::sync_channel::<Sent>(0);
+    let (back, recycled) = mpsc::channel::<Vec<u8>>();
     std::thread::scope(|s| {
-        s.spawn(move || send_pieces(f, len, piece, &tx));
-        let out = parse_pieces(file, len, piece, &rx, tables);
+        s.spawn(move || send_pieces(f, len, piece, &tx, &recycled));
+        let out = parse_pieces(file, len, piece, &rx, &back, tables);
         // Stop the reader if the parse ended early.
         drop(rx);
         out
     })
 }
 
-/// Sends the file in pieces of `piece` bytes (the last one shorter), then nothing.
-fn send_pieces(mut f: std::fs::File, len: Option<u64>, piece: usize, tx: &mpsc::SyncSender<Sent>) {
+/// Sends the file in pieces of `piece` bytes (the last one shorter), then nothing; a
+/// regular file must have the length `len` it had when opened, to the end.
+fn send_pieces(
+    mut f: std::fs::File,
+    len: Option<u64>,
+    piece: usize,
+    tx: &mpsc::SyncSender<Sent>,
+    recycled: &mpsc::Receiver<Vec<u8>>,
+) {
     let mut offset = 0u64;
     loop {
-        let next = match len {
-            Some(len) if offset >= len => return,
-            Some(len) => {
-                let n = (len - offset).min(piece as u64);
-                let mut options = memmap2::MmapOptions::new();
-                options.offset(offset).len(n as usize).populate();
-                match MMapSemaphore::new_from_file_with_options(&f, options) {
-                    Ok(m) => {
-                        offset += n;
-                        Ok(Piece::Mapped(m))
+        let want = match len {
+            Some(len) if offset >= len => {
+                // Read to the length it had: anything after it was written since.
+                match has_more(&mut f) {
+                    Ok(false) => {}
+                    Ok(true) => {
+                        let _ = tx.send(Err(Fault::Changed(Changed { opened: len, at: offset })));
                     }
-                    // Not mappable after all: read it.
-                    Err(_) => read_piece(&mut f, offset, piece).inspect(|p| {
-                        offset += p.as_ref().len() as u64;
-                    }),
+                    Err(e) => {
+                        let _ = tx.send(Err(Fault::Io(e)));
+                    }
                 }
-            }
-            None => read_piece(&mut f, offset, piece),
-        };
-        match next {
-            Ok(p) if p.as_ref().is_empty() => return,
-            Ok(p) => {
-                if len.is_none() {
-                    offset += p.as_ref().len() as u64;
-                }
-                if tx.send(Ok(p)).is_err() {
-                    return;
-                }
-            }
-            Err(e) => {
-                let _ = tx.send(Err(e));
                 return;
             }
+            #[allow(clippy::cast_possible_truncation)]
+            Some(len) => (len - offset).min(piece as u64) as usize,
+            None => piece,
+        };
+        let mut buf = recycled.try_recv().unwrap_or_default();
+        let n = match read_up_to(&mut f, &mut buf, want) {
+            Ok(n) => n,
+            Err(e) => {
+                let _ = tx.send(Err(Fault::Io(e)));
+                return;
+            }
+        };
+        if n == 0 && len.is_none() {
+            return;
+        }
+        offset += n as u64;
+        // What was read, a piece cut short too: the parse locates the cut after it.
+        if n > 0 && tx.send(Ok(buf)).is_err() {
+            return;
+        }
+        if let Some(opened) = len
+            && n < want
+        {
+            let _ = tx.send(Err(Fault::Changed(Changed { opened, at: offset })));
+            return;
         }
     }
-}
-
-fn read_piece(f: &mut std::fs::File, offset: u64, piece: usize) -> std::io::Result<Piece> {
-    use std::io::Seek as _;
-    if f.stream_position().ok() != Some(offset) {
-        f.seek(std::io::SeekFrom::Start(offset))?;
-    }
-    let mut buf = Vec::with_capacity(piece);
-    f.take(piece as u64).read_to_end(&mut buf)?;
-    Ok(Piece::Read(buf))
 }
 
 /// Bytes to text, piece by piece. UTF-8 is validated and parsed where it lies; only the
@@ -152,6 +153,17 @@ impl Text {
             Choice::Decode { encoding, .. } => Some(encoding.new_decoder_without_bom_handling()),
         };
         Self { choice, decoder, carry: Vec::new(), carry_text: String::new(), had_errors: false }
+    }
+
+    /// Where the text fed so far stops: the line after the whole lines `body` has taken,
+    /// at the column past the part of it carried.
+    fn cut(&self, body: &Body) -> Location {
+        let carried = if self.decoder.is_some() {
+            self.carry_text.chars().count()
+        } else {
+            String::from_utf8_lossy(&self.carry).chars().count()
+        };
+        Location::line(body.next_line(), carried as u64 + 1)
     }
 
     fn encoding(&self) -> &'static Encoding {
@@ -237,15 +249,24 @@ fn parse_pieces(
     len: Option<u64>,
     piece: usize,
     rx: &mpsc::Receiver<Sent>,
+    back: &mpsc::Sender<Vec<u8>>,
     tables: &[Arc<Language>],
 ) -> Result<Streamed, IngestError> {
-    let io = |e: std::io::Error| IngestError::new(file, None, ErrorKind::Io(e));
+    // A fault, located where the text read so far ends.
+    let fault = |f: Fault, at: Location| match f {
+        Fault::Io(e) => IngestError::new(file, None, ErrorKind::Io(e)),
+        Fault::Changed(c) => c.error(file, at),
+    };
     // The head: at least one piece, more until it holds the header and its sample lines.
     let mut head: Vec<u8> = Vec::new();
     let mut ended = false;
     loop {
         match rx.recv() {
-            Ok(piece) => head.extend_from_slice(piece.map_err(io)?.as_ref()),
+            Ok(Ok(piece)) => {
+                head.extend_from_slice(&piece);
+                let _ = back.send(piece);
+            }
+            Ok(Err(f)) => return Err(fault(f, crate::file::end_of(&head))),
             Err(_) => {
                 ended = true;
                 break;
@@ -296,14 +317,15 @@ fn parse_pieces(
     drop(head);
     while !ended {
         let (piece, last) = match rx.recv() {
-            Ok(piece) => (Some(piece.map_err(io)?), false),
-            Err(_) => (None, true),
+            Ok(Ok(piece)) => (piece, false),
+            Ok(Err(f)) => return Err(fault(f, text.cut(&body))),
+            Err(_) => (Vec::new(), true),
         };
         ended = last;
-        let bytes = piece.as_ref().map_or(&[][..], AsRef::as_ref);
-        if !text.feed(&mut body, bytes, last)? {
+        if !text.feed(&mut body, &piece, last)? {
             return Ok(Streamed::Whole);
         }
+        let _ = back.send(piece);
     }
     let decoding = Decoding { encoding: text.encoding(), had_errors: text.had_errors };
     Ok(Streamed::Read(Box::new(body.finish()?), decoding))
@@ -402,5 +424,115 @@ mod tests {
         assert!(streamed(&bytes, 4096).is_none());
         // Not a PerfMon CSV: read whole too.
         assert!(streamed(b"Linux 5.15 (host)\n", 4096).is_none());
+    }
+
+    fn temp(name: &str, bytes: &[u8]) -> std::path::PathBuf {
+        let path =
+            std::env::temp_dir().join(format!("advisor-stream-{}-{name}.csv", std::process::id()));
+        std::fs::write(&path, bytes).unwrap_or_else(|e| panic!("{e}"));
+        path
+    }
+
+    /// The reader thread's pieces of a file truncated, then of one grown, after the first
+    /// piece was taken: whatever was read, then the change with the lengths.
+    #[test]
+    fn a_file_cut_or_grown_while_its_pieces_are_read_is_a_change_not_a_short_capture() {
+        let piece = 4096;
+        let text = capture(3000);
+        assert!(text.len() > 6 * piece);
+        let path = temp("cut", text.as_bytes());
+        let f = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{e}"));
+        let len = Some(text.len() as u64);
+        let (tx, rx) = mpsc::sync_channel::<Sent>(0);
+        let (_back, recycled) = mpsc::channel::<Vec<u8>>();
+        let got = std::thread::scope(|s| {
+            s.spawn(move || send_pieces(f, len, piece, &tx, &recycled));
+            let mut got = Vec::new();
+            // The first piece; the reader is now reading the second, and waits to hand it
+            // over before it reads the third.
+            got.push(rx.recv().ok());
+            let cut = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .unwrap_or_else(|e| panic!("{e}"));
+            cut.set_len(2 * piece as u64 + 100).unwrap_or_else(|e| panic!("{e}"));
+            while let Ok(x) = rx.recv() {
+                got.push(Some(x));
+            }
+            got
+        });
+        let sizes: Vec<String> = got
+            .iter()
+            .map(|x| match x {
+                Some(Ok(b)) => b.len().to_string(),
+                Some(Err(Fault::Changed(c))) => format!("changed {} -> {}", c.opened, c.at),
+                Some(Err(Fault::Io(e))) => format!("io {e}"),
+                None => "nothing".to_owned(),
+            })
+            .collect();
+        let want = format!("changed {} -> {}", text.len(), 2 * piece + 100);
+        assert_eq!(sizes, ["4096", "4096", "100", want.as_str()]);
+
+        // Grown: every piece as long as it was, then the change.
+        std::fs::write(&path, text.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+        let f = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{e}"));
+        let (tx, rx) = mpsc::sync_channel::<Sent>(0);
+        let (_back, recycled) = mpsc::channel::<Vec<u8>>();
+        let (total, last) = std::thread::scope(|s| {
+            s.spawn(move || send_pieces(f, len, piece, &tx, &recycled));
+            let mut total = rx.recv().ok().and_then(Result::ok).map_or(0, |b| b.len());
+            let mut more = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&path)
+                .unwrap_or_else(|e| panic!("{e}"));
+            std::io::Write::write_all(&mut more, b"\"01/02/2024 23:59:59.000\",\"1\"\r\n")
+                .unwrap_or_else(|e| panic!("{e}"));
+            let mut last = None;
+            while let Ok(x) = rx.recv() {
+                match x {
+                    Ok(b) => total += b.len(),
+                    Err(Fault::Changed(c)) => last = Some(c),
+                    Err(Fault::Io(e)) => panic!("{e}"),
+                }
+            }
+            (total, last)
+        });
+        assert_eq!(total, text.len());
+        assert_eq!(last, Some(Changed { opened: text.len() as u64, at: text.len() as u64 }));
+        let _ = std::fs::remove_file(&path);
+    }
+
+    /// The parse of pieces that end in a change: the error names the file and the line
+    /// and column where the text read stops.
+    #[test]
+    fn a_change_is_located_at_the_line_where_the_text_stops() {
+        let text = capture(3000);
+        // Cut inside line 2001 (the header is line 1): after the date's first 9 characters.
+        let line_start: usize = text.split_inclusive('\n').take(2000).map(str::len).sum();
+        let cut = line_start + 10;
+        let bytes = text.as_bytes();
+        for piece in [4096, 1 << 20] {
+            let (tx, rx) = mpsc::sync_channel::<Sent>(cut / piece + 2);
+            let (back, _recycled) = mpsc::channel::<Vec<u8>>();
+            for chunk in bytes[..cut].chunks(piece) {
+                tx.send(Ok(chunk.to_vec())).unwrap_or_else(|e| panic!("{e}"));
+            }
+            let changed = Changed { opened: bytes.len() as u64, at: cut as u64 };
+            tx.send(Err(Fault::Changed(changed))).unwrap_or_else(|e| panic!("{e}"));
+            drop(tx);
+            let e = match parse_pieces(
+                "c.csv",
+                Some(bytes.len() as u64),
+                piece,
+                &rx,
+                &back,
+                shipped_tables(),
+            ) {
+                Err(e) => e,
+                Ok(_) => panic!("{piece}: a cut file was read"),
+            };
+            assert_eq!(e.location, Some(Location::line(2001, 11)), "{piece}: {e}");
+            assert!(e.to_string().starts_with(&format!("c.csv:2001:11: cannot read the file: the file changed while it was read: it had {} bytes when it was opened and it ends at byte {cut} now", bytes.len())), "{e}");
+        }
     }
 }

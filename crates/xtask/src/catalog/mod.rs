@@ -1,7 +1,7 @@
-//! `xtask catalog`: builds `crates/topology/catalog/vm_sizes.csv` from the committed snapshot
-//! of Microsoft's VM size pages (`crates/topology/catalog/snapshot`). The generator is the only
-//! writer of that file; `--check` (and this module's test) proves the committed file is its
-//! output byte for byte.
+//! `xtask catalog`: builds `crates/topology/catalog/vm_sizes.csv` and `disk_skus.csv` from the
+//! committed snapshot of Microsoft's VM size and disk pages (`crates/topology/catalog/snapshot`,
+//! the disk pages under its `disks` folder). The generator is the only writer of those files;
+//! `--check` (and this module's test) proves the committed files are its output byte for byte.
 
 use std::path::{Path, PathBuf};
 
@@ -9,6 +9,7 @@ use anyhow::{Result, bail};
 
 mod build;
 mod cells;
+mod disks;
 mod extract;
 mod page;
 
@@ -31,17 +32,26 @@ pub(crate) fn run(check: bool, quiet: bool) -> Result<()> {
         }
         println!("{total} sizes");
     }
-    let out = dir.join("vm_sizes.csv");
-    if check {
-        let committed = std::fs::read_to_string(&out)?;
-        if committed != built.csv {
-            bail!(
-                "{} is not the generator's output: run `cargo run -p xtask -- catalog`",
-                out.display()
-            );
+    let disks = disks::build(&dir.join("snapshot/disks"))?;
+    if !quiet {
+        for n in &disks.notes {
+            println!("note: {n}");
         }
-    } else {
-        std::fs::write(&out, &built.csv)?;
+        println!("{} disk SKUs", disks.csv.lines().count().saturating_sub(1));
+    }
+    for (name, text) in [("vm_sizes.csv", &built.csv), ("disk_skus.csv", &disks.csv)] {
+        let out = dir.join(name);
+        if check {
+            let committed = std::fs::read_to_string(&out)?;
+            if committed != *text {
+                bail!(
+                    "{} is not the generator's output: run `cargo run -p xtask -- catalog`",
+                    out.display()
+                );
+            }
+        } else {
+            std::fs::write(&out, text)?;
+        }
     }
     Ok(())
 }
@@ -50,22 +60,30 @@ pub(crate) fn run(check: bool, quiet: bool) -> Result<()> {
 mod tests {
     use super::*;
 
+    /// The first line where `committed` and `built` differ.
+    fn first_difference(committed: &str, built: &str) -> String {
+        committed
+            .lines()
+            .zip(built.lines())
+            .enumerate()
+            .find(|(_, (a, b))| a != b)
+            .map(|(i, (a, b))| format!("line {}:\n  committed: {a}\n  generated: {b}", i + 1))
+            .unwrap_or_else(|| "the line counts differ".to_owned())
+    }
+
     #[test]
     fn the_committed_catalog_is_the_generators_output() {
         let dir = catalog_dir();
         let built = build::build(&dir.join("snapshot")).unwrap();
-        let committed = std::fs::read_to_string(dir.join("vm_sizes.csv")).unwrap();
-        if committed != built.csv {
-            let diff = committed
-                .lines()
-                .zip(built.csv.lines())
-                .enumerate()
-                .find(|(_, (a, b))| a != b)
-                .map(|(i, (a, b))| format!("line {}:\n  committed: {a}\n  generated: {b}", i + 1))
-                .unwrap_or_else(|| "the line counts differ".to_owned());
-            panic!(
-                "vm_sizes.csv is not the generator's output ({diff}); run `cargo run -p xtask -- catalog`"
-            );
+        let disks = disks::build(&dir.join("snapshot/disks")).unwrap();
+        for (name, text) in [("vm_sizes.csv", &built.csv), ("disk_skus.csv", &disks.csv)] {
+            let committed = std::fs::read_to_string(dir.join(name)).unwrap();
+            if committed != *text {
+                panic!(
+                    "{name} is not the generator's output ({}); run `cargo run -p xtask -- catalog`",
+                    first_difference(&committed, text)
+                );
+            }
         }
     }
 }
