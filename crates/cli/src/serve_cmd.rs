@@ -1,5 +1,6 @@
 //! `advisor serve [--listen 127.0.0.1:8080] [--max-upload 256MiB] [--workers N]
-//! [--timeout 120] [--queue-wait 5] [--header-timeout 20] [--rules DIR] [--set ID.PARAM=V]
+//! [--timeout 120] [--queue-wait 5] [--header-timeout 20] [--body-timeout 30]
+//! [--memory-budget 2GiB] [--rules DIR] [--set ID.PARAM=V]
 //! [--catalog FILE] [--templates DIR] [--tokens FILE] [--trust-header NAME --trusted-proxy
 //! CIDR...] [--tls-cert FILE --tls-key FILE] [--audit FILE] [--rate N/min]
 //! [--insecure-no-auth]`: the upload page and the HTTP API, until SIGTERM or Ctrl-C. Every
@@ -44,6 +45,15 @@ pub(crate) struct ServeArgs {
     /// requests; then it is closed.
     #[arg(long, value_name = "SECS", default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
     header_timeout: u64,
+    /// Seconds a request's body gets to arrive; then 408. A request takes an analysis slot
+    /// only once its body is in, so slow senders hold none.
+    #[arg(long, value_name = "SECS", default_value_t = advisor_server::DEFAULT_BODY_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
+    body_timeout: u64,
+    /// Memory the requests in flight may hold together (uploads, unpacked bundle entries,
+    /// captures as read), e.g. 2GiB, 512MiB; a request larger than all of it gets 413, one
+    /// that would fit once others are done gets 503 with Retry-After.
+    #[arg(long, value_name = "SIZE", default_value = "2GiB", value_parser = parse_size)]
+    memory_budget: usize,
     /// Also load the rules of this folder (adds, or replaces a shipped rule by id).
     #[arg(long = "rules", value_name = "DIR")]
     rules: Vec<PathBuf>,
@@ -188,6 +198,9 @@ pub(crate) fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         header_timeout: Duration::from_secs(args.header_timeout),
         guard,
         tls,
+        memory_budget: args.memory_budget as u64,
+        body_timeout: Duration::from_secs(args.body_timeout),
+        limits: advisor_server::DEFAULT_LIMITS,
     };
     let session = crate::analyze_cmd::session(
         &args.rules,
@@ -226,6 +239,9 @@ pub(crate) fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             .await
             .context("serving")
     })?;
+    // Analyses still running were cancelled and stop at their next checkpoint; the process
+    // does not wait on any longer than that.
+    runtime.shutdown_timeout(Duration::from_secs(5));
     eprintln!("advisor serve: stopped");
     Ok(ExitCode::SUCCESS)
 }

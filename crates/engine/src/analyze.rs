@@ -1,6 +1,7 @@
 //! One analysis: the captures tied to the topology, every rule evaluated, and what a report
 //! shows (per-target statistics, sampled series, percentile curves).
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -254,19 +255,15 @@ fn direction_name(d: Direction) -> &'static str {
 fn curves(captures: &[Capture]) -> Vec<PercentileCurve> {
     let mut out: Vec<PercentileCurve> = Vec::new();
     for c in captures {
-        let mut keys: Vec<(u32, Direction)> =
-            c.meta.percentiles.iter().map(|p| (p.target, p.direction)).collect();
-        keys.sort();
-        keys.dedup();
-        for (t, d) in keys {
-            let mut points: Vec<(f64, f64)> = c
-                .meta
-                .percentiles
-                .iter()
-                .filter(|p| p.target == t && p.direction == d)
-                .filter(|p| p.percentile.is_finite() && p.latency_ms.is_finite())
-                .map(|p| (p.percentile, p.latency_ms))
-                .collect();
+        // Each (target, direction)'s points, gathered in one pass.
+        let mut curves: BTreeMap<(u32, Direction), Vec<(f64, f64)>> = BTreeMap::new();
+        for p in &c.meta.percentiles {
+            let points = curves.entry((p.target, p.direction)).or_default();
+            if p.percentile.is_finite() && p.latency_ms.is_finite() {
+                points.push((p.percentile, p.latency_ms));
+            }
+        }
+        for ((t, d), mut points) in curves {
             points.sort_by(|a, b| a.0.total_cmp(&b.0));
             if points.is_empty() {
                 continue;

@@ -2,6 +2,8 @@
 //! as the [`Facts`] the rules read. Built once per analysis by [`bind`]; the report reads
 //! the same binding (which topology name each target matched, which disk it stands for).
 
+use std::collections::HashMap;
+
 use advisor_model::limits::{BurstModel, Cache, DiskLimits, FigureOrigin, Role, VmLimits};
 use advisor_model::{DbFileKind, Metric, TargetKind};
 use advisor_normalize::{Capture, TargetStats, metric_stats};
@@ -314,6 +316,7 @@ fn bind_topology(bound: &mut Bound, t: &Topology, busy: &[bool]) {
     facts.disks.extend(temp_disks(t, &limits, &matching, &facts.targets));
     bound.disk_of = disk_of_targets(&facts.disks, &facts.targets);
     facts.pools = pools(&limits, &facts.disks, &matching, &facts.targets);
+    facts.index_pools();
     facts.vm = vm_info(t, &limits);
     bound.matching = matching;
 }
@@ -371,10 +374,16 @@ fn topology_disks(
     targets: &[TargetInfo],
 ) -> Vec<DiskInfo> {
     let mut disks = Vec::new();
+    // Looked up, not searched: a topology may describe thousands of disks.
+    let mut position: HashMap<&str, usize> = HashMap::with_capacity(t.disks.len());
+    for (i, x) in t.disks.iter().enumerate() {
+        position.entry(x.name.as_str()).or_insert(i);
+    }
+    let of_subject = matching.targets_by_subject();
     for d in &limits.disks {
-        let ti = t.disks.iter().position(|x| x.name == d.name);
+        let ti = position.get(d.name.as_str()).copied();
         let idx: Vec<usize> = match ti {
-            Some(ti) => matching.targets_of(Subject::Disk(ti)).collect(),
+            Some(ti) => of_subject.get(&Subject::Disk(ti)).cloned().unwrap_or_default(),
             None => Vec::new(),
         };
         let tier = ti
@@ -458,9 +467,13 @@ fn temp_limits(name: &str, cache: Cache, vm: Option<&VmLimits>) -> DiskLimits {
 /// Per target: the first disk (index into `disks`) it was matched to.
 fn disk_of_targets(disks: &[DiskInfo], targets: &[TargetInfo]) -> Vec<Option<usize>> {
     let mut disk_of = vec![None; targets.len()];
+    let mut position: HashMap<TargetId, usize> = HashMap::with_capacity(targets.len());
+    for (i, t) in targets.iter().enumerate() {
+        position.entry(t.id).or_insert(i);
+    }
     for (di, d) in disks.iter().enumerate() {
         for id in &d.targets {
-            if let Some(i) = targets.iter().position(|t| t.id == *id) {
+            if let Some(&i) = position.get(id) {
                 disk_of[i].get_or_insert(di);
             }
         }
@@ -476,16 +489,19 @@ fn pools(
     targets: &[TargetInfo],
 ) -> Vec<PoolInfo> {
     let mut pools = Vec::new();
+    if limits.pools.is_empty() {
+        return pools;
+    }
+    // Each disk by its name's key, the first of a key, as a search from the start finds it.
+    let mut by_key: HashMap<String, usize> = HashMap::with_capacity(disks.len());
+    for (i, d) in disks.iter().enumerate() {
+        by_key.entry(normalize_name(&d.limits.name)).or_insert(i);
+    }
+    let of_subject = matching.targets_by_subject();
     for (pi, p) in limits.pools.iter().enumerate() {
-        let members = p
-            .members
-            .iter()
-            .filter_map(|m| {
-                let key = normalize_name(m);
-                disks.iter().position(|d| normalize_name(&d.limits.name) == key)
-            })
-            .collect();
-        let idx: Vec<usize> = matching.targets_of(Subject::Pool(pi)).collect();
+        let members =
+            p.members.iter().filter_map(|m| by_key.get(&normalize_name(m)).copied()).collect();
+        let idx: Vec<usize> = of_subject.get(&Subject::Pool(pi)).cloned().unwrap_or_default();
         pools.push(PoolInfo { limits: p.clone(), members, targets: ranked(idx, targets) });
     }
     pools

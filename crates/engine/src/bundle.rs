@@ -10,7 +10,7 @@ use std::path::Path;
 
 use advisor_model::InputSummary;
 use advisor_normalize::IngestError;
-use advisor_normalize::bundle::{self, ArchiveKind, Limits, Manifest, Member, Part};
+use advisor_normalize::bundle::{self, ArchiveKind, Entry, Limits, Manifest, Member, Part};
 use serde::Serialize;
 
 use crate::session::{EngineError, Input};
@@ -201,15 +201,20 @@ fn open(input: &Input, kind: &'static str, limits: &Limits) -> Result<Opened, In
         "" => name.clone(),
         trimmed => trimmed.to_owned(),
     };
-    let (members, skipped) = match input {
+    // Entries are read as a stream, each held only when its first bytes say it is worth
+    // reading: an ignored entry is passed over, never buffered.
+    let keep = &bundle::worth_reading;
+    let entries: Vec<Entry> = match input {
         Input::Path(p) if kind == "folder" => {
-            let opened = bundle::open_dir(p, limits)?;
-            (opened.members, opened.skipped)
+            let opened = bundle::open_dir_with(p, limits, keep)?;
+            let skipped =
+                opened.skipped.into_iter().map(|(path, why)| Entry::Skipped { path, why });
+            skipped.chain(opened.members.into_iter().map(Entry::Read)).collect()
         }
         Input::Path(p) => {
-            (bundle::open_archive(&name, &read_archive(p, &name, limits)?, limits)?, Vec::new())
+            bundle::open_archive_with(&name, &read_archive(p, &name, limits)?, limits, keep)?
         }
-        Input::Bytes { bytes, .. } => (bundle::open_archive(&name, bytes, limits)?, Vec::new()),
+        Input::Bytes { bytes, .. } => bundle::open_archive_with(&name, bytes, limits, keep)?,
     };
     let mut summary = BundleSummary {
         name: name.clone(),
@@ -220,18 +225,22 @@ fn open(input: &Input, kind: &'static str, limits: &Limits) -> Result<Opened, In
         documents: Vec::new(),
         ignored: Vec::new(),
     };
-    let kind = if kind == "tar.gz" && members.len() == 1 && !members[0].path.contains('/') {
-        "gzip"
-    } else {
-        kind
+    let single = match entries.as_slice() {
+        [Entry::Read(Member { path, .. }) | Entry::Skipped { path, .. }] => !path.contains('/'),
+        _ => false,
     };
+    let kind = if kind == "tar.gz" && single { "gzip" } else { kind };
     summary.kind = kind;
     let mut captures = Vec::new();
     let mut documents = Vec::new();
-    for (path, why) in skipped {
-        summary.ignored.push((format!("{name}!{path}"), why));
-    }
-    for Member { path, bytes } in members {
+    for entry in entries {
+        let (path, bytes) = match entry {
+            Entry::Read(Member { path, bytes }) => (path, bytes),
+            Entry::Skipped { path, why } => {
+                summary.ignored.push((format!("{name}!{path}"), why));
+                continue;
+            }
+        };
         let full = format!("{name}!{path}");
         match bundle::classify(&full, &bytes)? {
             Part::Capture => {

@@ -400,6 +400,9 @@ impl Session {
             let name = input.name();
             let bytes = input.len();
             step(ReadStep::Reading { name: &name, bytes });
+            // The capture as read (its text, its frame) takes about its size again: charged
+            // to the memory budget of the work this is part of, if any.
+            advisor_model::work::charge(bytes);
             let result = self.read_one(&input);
             drop(input);
             step(ReadStep::Read { name: &name, bytes, result: result.as_ref() });
@@ -518,6 +521,8 @@ impl Session {
         topology: &TopologySources,
     ) -> Result<Analysis, EngineError> {
         let expanded = self.expand(inputs)?;
+        let limits = advisor_model::work::limits();
+        advisor_model::work::within("captures", expanded.inputs.len(), limits.captures);
         if expanded.inputs.is_empty() && !expanded.bundles.is_empty() {
             let errors = expanded
                 .bundles

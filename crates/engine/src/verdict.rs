@@ -2,6 +2,8 @@
 //! could show a problem at all. The report words the headline from them
 //! (`advisor_report::word_verdict`).
 
+use std::collections::{HashMap, HashSet};
+
 use advisor_model::{
     Finding, Insufficient, Metric, ReportVerdict, Severity, TargetKind, VerdictStatus,
 };
@@ -43,21 +45,28 @@ pub(crate) fn judge(
 /// finding explains) ranked by whether it is a cap or latency finding at warning or worse,
 /// then by its story's severity (its own and its effects'), then by the analysis' order.
 fn cause(findings: &[Finding], registry: &Registry) -> Option<String> {
-    let present = |id: &String| findings.iter().any(|f| !f.id.is_empty() && f.id == *id);
+    // Looked up, not searched: an analysis of thousands of targets has thousands of
+    // findings.
+    let present: HashSet<&str> =
+        findings.iter().map(|f| f.id.as_str()).filter(|id| !id.is_empty()).collect();
+    let mut story_of: HashMap<&str, Severity> = HashMap::new();
+    for e in findings {
+        for c in &e.explained_by {
+            let s = story_of.entry(c.as_str()).or_insert(e.severity);
+            *s = (*s).max(e.severity);
+        }
+    }
     let methodology = |f: &Finding| {
         registry.get(&f.rule).is_some_and(|r| r.scope == Scope::Bench)
             && !BENCH_CAP_RULES.contains(&f.rule.as_str())
     };
     let mut best: Option<((bool, Severity), &Finding)> = None;
     for f in findings {
-        if f.explained_by.iter().any(present) {
+        if f.explained_by.iter().any(|id| present.contains(id.as_str())) {
             continue;
         }
-        let story = findings
-            .iter()
-            .filter(|e| !f.id.is_empty() && e.explained_by.contains(&f.id))
-            .map(|e| e.severity)
-            .fold(f.severity, Severity::max);
+        let effects = if f.id.is_empty() { None } else { story_of.get(f.id.as_str()) };
+        let story = effects.map_or(f.severity, |s| f.severity.max(*s));
         let key = (!methodology(f) && story >= Severity::Warning, story);
         if best.as_ref().is_none_or(|(k, _)| key > *k) {
             best = Some((key, f));

@@ -3,13 +3,16 @@
 //! write), opened in memory and sorted into captures, the collector's manifest, and other
 //! documents.
 //!
-//! Archives are hostile input. Entries are read into memory, never extracted to disk by
-//! their names; the total uncompressed size, the ratio of uncompressed to archive bytes and
-//! the number of entries are capped ([`Limits`]), counted on the bytes actually inflated,
-//! never on sizes the archive declares; absolute paths, `..` components, links and device
-//! entries are refused with an error naming the archive and the entry. Archives inside a
-//! bundle are not opened.
+//! Archives are hostile input. They are read as a stream, entry by entry, never extracted
+//! to disk by their names; the total uncompressed size, the ratio of uncompressed to
+//! archive bytes and the number of entries are capped ([`Limits`]), counted on the bytes
+//! actually inflated, never on sizes the archive declares; absolute paths, `..`
+//! components, links and device entries are refused with an error naming the archive and
+//! the entry. An entry is held in memory only when it is worth reading
+//! ([`worth_reading`], from its first bytes): an entry that will be ignored is streamed
+//! past. Archives inside a bundle are not opened.
 
+use std::cell::{Cell, RefCell};
 use std::io::{Cursor, Read};
 use std::path::Path;
 
@@ -120,21 +123,85 @@ pub fn safe_path(archive: &str, raw: &str) -> Result<String, IngestError> {
     Ok(parts.join("/"))
 }
 
+/// What to do with an entry of a bundle, decided from its first bytes ([`worth_reading`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Keep {
+    /// Read it whole.
+    Whole,
+    /// Read it whole while it is at most [`MAX_DOCUMENT`] bytes (a document the topology
+    /// may read, or the manifest); past that, pass over the rest.
+    Document,
+    /// Pass over it without holding it, with why.
+    Skip(String),
+}
+
+/// One entry of a bundle as opened: read whole, or passed over with why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Entry {
+    Read(Member),
+    Skipped { path: String, why: String },
+}
+
+/// Bytes of an entry's start that decide whether it is read: the detection of captures
+/// reads no more (`formats::HEAD`).
+pub const HEAD: usize = crate::formats::HEAD;
+
+/// The largest entry read as a document (the instance metadata, `az` output, a disk map,
+/// a topology file, the manifest: kilobytes each): a larger one that is not a capture is
+/// passed over unread.
+pub const MAX_DOCUMENT: u64 = 16 << 20;
+
+/// Whether an entry whose first bytes are `head` is worth reading (`complete`: the entry
+/// ends within them). Captures are read whole; the manifest and other text up to
+/// [`MAX_DOCUMENT`]; an archive, a file a reader refuses by its first bytes, or binary
+/// data, never: what [`classify`] would say of the whole file from its first
+/// [`HEAD`] bytes is said here without reading the rest.
+pub fn worth_reading(path: &str, head: &[u8], complete: bool) -> Keep {
+    if complete {
+        return Keep::Whole;
+    }
+    if ArchiveKind::of(head).is_some() {
+        return Keep::Skip(INNER_ARCHIVE.to_owned());
+    }
+    let t = head.trim_ascii_start();
+    if t.starts_with(b"{") && memchr::memmem::find(t, b"\"advisor-collect").is_some() {
+        return Keep::Document;
+    }
+    match crate::detect(path, head) {
+        Ok(_) => Keep::Whole,
+        Err(e) => match e.kind {
+            // Blank as far as the head goes: the rest decides.
+            ErrorKind::Empty => Keep::Document,
+            ErrorKind::NotSupported { looks_like, .. } if looks_like == NOT_A_CAPTURE => {
+                Keep::Document
+            }
+            ErrorKind::NotSupported { looks_like, .. } => {
+                Keep::Skip(format!("this looks like {looks_like}, which advisor does not read"))
+            }
+            kind => Keep::Skip(kind.to_string()),
+        },
+    }
+}
+
 /// Counts the bytes an archive inflates to, against the limits.
-struct Budget<'a> {
-    archive: &'a str,
+#[derive(Debug, Clone, Copy)]
+struct Budget {
     archive_len: u64,
     limits: Limits,
     total: u64,
     entries: usize,
 }
 
-impl Budget<'_> {
-    fn entry(&mut self, name: &str) -> Result<(), IngestError> {
+impl Budget {
+    fn new(archive_len: u64, limits: &Limits) -> Self {
+        Budget { archive_len, limits: *limits, total: 0, entries: 0 }
+    }
+
+    fn entry(&mut self, archive: &str, name: &str) -> Result<(), IngestError> {
         self.entries += 1;
         if self.entries > self.limits.max_entries {
             return Err(refuse(
-                self.archive,
+                archive,
                 name,
                 format_args!("more than {} entries", self.limits.max_entries),
             ));
@@ -142,81 +209,177 @@ impl Budget<'_> {
         Ok(())
     }
 
-    /// Reads one entry whole, stopping at the first byte past a limit.
-    fn read(&mut self, name: &str, r: impl Read) -> Result<Vec<u8>, IngestError> {
-        let mut out = Vec::new();
-        match self.fill(r, &mut out) {
-            Ok(()) => Ok(out),
-            Err(Over::Io(e)) => Err(refuse(self.archive, name, format_args!("unreadable ({e})"))),
-            Err(Over::Limit(why)) => Err(refuse(self.archive, name, why)),
+    /// Counts `n` more bytes inflated; past a limit, why.
+    fn count(&mut self, n: usize) -> Result<(), String> {
+        self.total += n as u64;
+        if self.total > self.limits.max_total {
+            return Err(format!(
+                "the archive unpacks to more than {} MiB (the limit)",
+                self.limits.max_total >> 20
+            ));
         }
-    }
-
-    /// Appends what `r` gives to `out`, counting every byte against the limits.
-    fn fill(&mut self, mut r: impl Read, out: &mut Vec<u8>) -> Result<(), Over> {
-        let mut buf = [0u8; 64 * 1024];
-        loop {
-            let n = match r.read(&mut buf) {
-                Ok(0) => return Ok(()),
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(Over::Io(e)),
-            };
-            self.total += n as u64;
-            if self.total > self.limits.max_total {
-                return Err(Over::Limit(format!(
-                    "the archive unpacks to more than {} MiB (the limit)",
-                    self.limits.max_total >> 20
-                )));
-            }
-            let ratio_cap = self.archive_len.max(1).saturating_mul(self.limits.max_ratio);
-            if self.total > self.limits.ratio_floor && self.total > ratio_cap {
-                return Err(Over::Limit(format!(
-                    "the archive unpacks to more than {} times its size ({} bytes), the mark \
-                     of a zip bomb",
-                    self.limits.max_ratio, self.archive_len
-                )));
-            }
-            out.extend_from_slice(&buf[..n]);
+        let ratio_cap = self.archive_len.max(1).saturating_mul(self.limits.max_ratio);
+        if self.total > self.limits.ratio_floor && self.total > ratio_cap {
+            return Err(format!(
+                "the archive unpacks to more than {} times its size ({} bytes), the mark of a \
+                 zip bomb",
+                self.limits.max_ratio, self.archive_len
+            ));
         }
+        Ok(())
     }
 }
 
-/// Why [`Budget::fill`] stopped.
+/// Why reading an entry stopped.
 enum Over {
     Io(std::io::Error),
     Limit(String),
 }
 
-/// The path of the last entry whose header is whole in a tar cut short (the entry being
-/// inflated when a limit was reached).
-fn last_tar_entry(partial: &[u8]) -> Option<String> {
-    let mut tar = tar::Archive::new(Cursor::new(partial));
-    let mut last = None;
-    for entry in tar.entries().ok()? {
-        let Ok(entry) = entry else { break };
-        last = Some(String::from_utf8_lossy(&entry.path_bytes()).into_owned());
-    }
-    last
+/// A buffer read from an entry, its bytes charged against the current work's memory budget
+/// as it grows (`advisor_model::work`) and given back if it is dropped unused.
+#[derive(Default)]
+struct Held {
+    bytes: Vec<u8>,
 }
 
-/// Opens an archive held in memory: every regular file, by its checked path.
+impl Held {
+    fn push(&mut self, chunk: &[u8]) {
+        advisor_model::work::charge(chunk.len() as u64);
+        self.bytes.extend_from_slice(chunk);
+    }
+
+    fn take(mut self) -> Vec<u8> {
+        std::mem::take(&mut self.bytes)
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        advisor_model::work::release(self.bytes.len() as u64);
+    }
+}
+
+/// Reads one entry as `keep` says from its first bytes: whole, as a document up to
+/// [`MAX_DOCUMENT`], or passed over (every byte counted by `count`, none held). Bytes are
+/// read 64 KiB at a time; the current work's cancellation is checked at each.
+fn take_entry(
+    path: String,
+    mut r: impl Read,
+    count: &mut dyn FnMut(usize) -> Result<(), String>,
+    keep: &dyn Fn(&str, &[u8], bool) -> Keep,
+) -> Result<Entry, Over> {
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut next = |r: &mut dyn Read, buf: &mut [u8]| -> Result<usize, Over> {
+        advisor_model::work::checkpoint();
+        loop {
+            match r.read(buf) {
+                Ok(n) => {
+                    count(n).map_err(Over::Limit)?;
+                    return Ok(n);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Over::Io(e)),
+            }
+        }
+    };
+    // The head, and one byte more to know whether the entry goes on.
+    let mut held = Held::default();
+    let mut ended = false;
+    while held.bytes.len() <= HEAD {
+        let want = (HEAD + 1 - held.bytes.len()).min(buf.len());
+        let n = next(&mut r, &mut buf[..want])?;
+        if n == 0 {
+            ended = true;
+            break;
+        }
+        held.push(&buf[..n]);
+    }
+    let decision = keep(&path, &held.bytes[..held.bytes.len().min(HEAD)], ended);
+    let cap = match &decision {
+        Keep::Whole => u64::MAX,
+        Keep::Document => MAX_DOCUMENT,
+        Keep::Skip(_) => 0,
+    };
+    let mut skip_why = match decision {
+        Keep::Skip(why) => Some(why),
+        _ => None,
+    };
+    if skip_why.is_some() {
+        drop(std::mem::take(&mut held));
+    }
+    // The rest of the entry, when the head did not end it.
+    while !ended {
+        let n = next(&mut r, &mut buf)?;
+        if n == 0 {
+            ended = true;
+        } else if skip_why.is_none() {
+            if held.bytes.len() as u64 + n as u64 > cap {
+                drop(std::mem::take(&mut held));
+                skip_why = Some(format!(
+                    "larger than {} MiB, and in none of the supported formats (not a \
+                     document advisor reads)",
+                    MAX_DOCUMENT >> 20
+                ));
+            } else {
+                held.push(&buf[..n]);
+            }
+        }
+    }
+    Ok(match skip_why {
+        Some(why) => Entry::Skipped { path, why },
+        None => Entry::Read(Member { path, bytes: held.take() }),
+    })
+}
+
+/// Opens an archive held in memory: every regular file, by its checked path, read whole.
 pub fn open_archive(
     archive: &str,
     bytes: &[u8],
     limits: &Limits,
 ) -> Result<Vec<Member>, IngestError> {
-    let mut budget =
-        Budget { archive, archive_len: bytes.len() as u64, limits: *limits, total: 0, entries: 0 };
+    let entries = open_archive_with(archive, bytes, limits, &|_, _, _| Keep::Whole)?;
+    Ok(entries
+        .into_iter()
+        .filter_map(|e| match e {
+            Entry::Read(m) => Some(m),
+            Entry::Skipped { .. } => None,
+        })
+        .collect())
+}
+
+/// Opens an archive held in memory, streaming: each regular file (by its checked path) is
+/// read as `keep` says from its first bytes ([`worth_reading`] reads captures and
+/// documents, and passes over the rest unheld), in archive order. Every byte inflated
+/// counts against `limits`; every byte held is charged against the current work's memory
+/// budget.
+pub fn open_archive_with(
+    archive: &str,
+    bytes: &[u8],
+    limits: &Limits,
+    keep: &dyn Fn(&str, &[u8], bool) -> Keep,
+) -> Result<Vec<Entry>, IngestError> {
+    let budget = Budget::new(bytes.len() as u64, limits);
     match ArchiveKind::of(bytes) {
-        Some(ArchiveKind::Zip) => open_zip(bytes, &mut budget),
-        Some(ArchiveKind::Gzip) => open_gzip(bytes, &mut budget),
+        Some(ArchiveKind::Zip) => open_zip(archive, bytes, budget, keep),
+        Some(ArchiveKind::Gzip) => open_gzip(archive, bytes, budget, keep),
         None => Err(whole(archive, "not a zip or gzip archive")),
     }
 }
 
-fn open_zip(bytes: &[u8], budget: &mut Budget<'_>) -> Result<Vec<Member>, IngestError> {
-    let archive = budget.archive;
+fn entry_error(archive: &str, raw: &str, over: Over) -> IngestError {
+    match over {
+        Over::Io(e) => refuse(archive, raw, format_args!("unreadable ({e})")),
+        Over::Limit(why) => refuse(archive, raw, why),
+    }
+}
+
+fn open_zip(
+    archive: &str,
+    bytes: &[u8],
+    mut budget: Budget,
+    keep: &dyn Fn(&str, &[u8], bool) -> Keep,
+) -> Result<Vec<Entry>, IngestError> {
     let mut zip = zip::ZipArchive::new(Cursor::new(bytes))
         .map_err(|e| whole(archive, format_args!("not a readable zip archive ({e})")))?;
     if zip.len() > budget.limits.max_entries {
@@ -238,7 +401,7 @@ fn open_zip(bytes: &[u8], budget: &mut Budget<'_>) -> Result<Vec<Member>, Ingest
             Ok(n) => n.into_owned(),
             Err(_) => String::from_utf8_lossy(file.name_raw()).into_owned(),
         };
-        budget.entry(&raw)?;
+        budget.entry(archive, &raw)?;
         let path = safe_path(archive, &raw)?;
         if file.is_symlink() {
             return Err(refuse(archive, &raw, "a symbolic link"));
@@ -256,8 +419,9 @@ fn open_zip(bytes: &[u8], budget: &mut Budget<'_>) -> Result<Vec<Member>, Ingest
                 return Err(refuse(archive, &raw, "not a regular file (a device, FIFO or socket)"));
             }
         }
-        let data = budget.read(&raw, file)?;
-        out.push(Member { path, bytes: data });
+        let entry = take_entry(path, file, &mut |n| budget.count(n), keep)
+            .map_err(|over| entry_error(archive, &raw, over))?;
+        out.push(entry);
     }
     Ok(out)
 }
@@ -267,22 +431,67 @@ fn is_tar(head: &[u8]) -> bool {
     head.len() >= 262 && &head[257..262] == b"ustar"
 }
 
-fn open_gzip(bytes: &[u8], budget: &mut Budget<'_>) -> Result<Vec<Member>, IngestError> {
-    let archive = budget.archive;
-    // Inflate under the budget first (the whole stream counts), then read the tar from
-    // memory: a tar's own headers cannot make it read more.
-    let mut inflated = Vec::new();
-    match budget.fill(flate2::read::MultiGzDecoder::new(bytes), &mut inflated) {
-        Ok(()) => {}
-        Err(Over::Io(_)) => {
-            return Err(whole(archive, "not a readable gzip stream (truncated or corrupt)"));
+/// What went wrong below a tar reader: the gzip stream (corrupt or cut short), or a limit.
+#[derive(Default)]
+struct Trouble {
+    broken: Cell<bool>,
+    limit: RefCell<Option<String>>,
+}
+
+/// The inflated stream, every byte counted against the limits (tar headers and padding
+/// too: the whole stream counts); past a limit, or on a corrupt stream, an error whose
+/// cause is kept in [`Trouble`].
+struct Counted<'t, R> {
+    inner: R,
+    budget: Budget,
+    trouble: &'t Trouble,
+}
+
+impl<R: Read> Read for Counted<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        advisor_model::work::checkpoint();
+        let n = self.inner.read(buf).inspect_err(|e| {
+            if e.kind() != std::io::ErrorKind::Interrupted {
+                self.trouble.broken.set(true);
+            }
+        })?;
+        if let Err(why) = self.budget.count(n) {
+            *self.trouble.limit.borrow_mut() = Some(why);
+            return Err(std::io::Error::other("a limit of the bundle"));
         }
-        Err(Over::Limit(why)) => {
-            let entry = if is_tar(&inflated) { last_tar_entry(&inflated) } else { None };
-            return Err(refuse(archive, entry.as_deref().unwrap_or("(the gzip stream)"), why));
-        }
+        Ok(n)
     }
-    if !is_tar(&inflated) {
+}
+
+fn open_gzip(
+    archive: &str,
+    bytes: &[u8],
+    budget: Budget,
+    keep: &dyn Fn(&str, &[u8], bool) -> Keep,
+) -> Result<Vec<Entry>, IngestError> {
+    let trouble = Trouble::default();
+    let mut stream =
+        Counted { inner: flate2::read::MultiGzDecoder::new(bytes), budget, trouble: &trouble };
+    let mut entries_seen = budget;
+    // The last entry whose header was read: the one being inflated when a limit is reached.
+    let current: RefCell<Option<String>> = RefCell::new(None);
+    let failed = |e: std::io::Error, what: &dyn Fn(std::io::Error) -> IngestError| {
+        if let Some(why) = trouble.limit.borrow_mut().take() {
+            let entry = current.borrow().clone();
+            refuse(archive, entry.as_deref().unwrap_or("(the gzip stream)"), why)
+        } else if trouble.broken.get() {
+            whole(archive, "not a readable gzip stream (truncated or corrupt)")
+        } else {
+            what(e)
+        }
+    };
+    // A tar is told by its first header; anything else is one compressed file.
+    let mut head = Vec::with_capacity(512);
+    (&mut stream)
+        .take(512)
+        .read_to_end(&mut head)
+        .map_err(|e| failed(e, &|e| whole(archive, format_args!("unreadable ({e})"))))?;
+    if !is_tar(&head) {
         // One gzip-compressed file (capture.csv.gz): a bundle of one, named without `.gz`.
         let name = Path::new(archive)
             .file_name()
@@ -293,17 +502,26 @@ fn open_gzip(bytes: &[u8], budget: &mut Budget<'_>) -> Result<Vec<Member>, Inges
             .or_else(|| name.strip_suffix(".GZ"))
             .unwrap_or(&name)
             .to_owned();
-        return Ok(vec![Member { path: name, bytes: inflated }]);
+        *current.borrow_mut() = Some("(the gzip stream)".to_owned());
+        let reader = Cursor::new(head).chain(&mut stream);
+        let entry = take_entry(name, reader, &mut |_| Ok(()), keep).map_err(|over| match over {
+            Over::Io(e) => failed(e, &|_| whole(archive, "not a readable gzip stream")),
+            Over::Limit(why) => whole(archive, why),
+        })?;
+        return Ok(vec![entry]);
     }
-    let mut tar = tar::Archive::new(Cursor::new(inflated.as_slice()));
+    let mut tar = tar::Archive::new(Cursor::new(head).chain(&mut stream));
     let entries =
         tar.entries().map_err(|e| whole(archive, format_args!("not a readable tar ({e})")))?;
     let mut out = Vec::new();
     for (i, entry) in entries.enumerate() {
         let mut entry = entry.map_err(|e| {
-            whole(archive, format_args!("entry {}: unreadable tar header ({e})", i + 1))
+            failed(e, &|e| {
+                whole(archive, format_args!("entry {}: unreadable tar header ({e})", i + 1))
+            })
         })?;
         let raw = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
+        *current.borrow_mut() = Some(raw.clone());
         let kind = entry.header().entry_type();
         if kind.is_pax_global_extensions()
             || kind.is_pax_local_extensions()
@@ -311,7 +529,7 @@ fn open_gzip(bytes: &[u8], budget: &mut Budget<'_>) -> Result<Vec<Member>, Inges
         {
             continue;
         }
-        budget.entry(&raw)?;
+        entries_seen.entry(archive, &raw)?;
         let path = safe_path(archive, &raw)?;
         if kind.is_symlink() {
             return Err(refuse(archive, &raw, "a symbolic link"));
@@ -329,28 +547,36 @@ fn open_gzip(bytes: &[u8], budget: &mut Budget<'_>) -> Result<Vec<Member>, Inges
                 "not a regular file (a device, FIFO or other special entry)",
             ));
         }
-        let mut data = Vec::new();
-        entry
-            .read_to_end(&mut data)
-            .map_err(|e| refuse(archive, &raw, format_args!("unreadable ({e})")))?;
-        out.push(Member { path, bytes: data });
+        let taken = take_entry(path, &mut entry, &mut |_| Ok(()), keep);
+        out.push(taken.map_err(|over| match over {
+            Over::Io(e) => failed(e, &|e| refuse(archive, &raw, format_args!("unreadable ({e})"))),
+            Over::Limit(why) => refuse(archive, &raw, why),
+        })?);
     }
+    // The rest of the stream (what follows the tar's end) is read too: a corrupt or cut
+    // gzip stream is refused as a whole, wherever the damage is.
+    std::io::copy(&mut tar.into_inner(), &mut std::io::sink())
+        .map_err(|e| failed(e, &|_| whole(archive, "not a readable gzip stream")))?;
     Ok(out)
 }
 
 /// Reads a folder (the collector's, unpacked by hand): regular files up to two folders
-/// deep, within the limits. Links are not followed.
+/// deep, within the limits, each read whole. Links are not followed.
 pub fn open_dir(dir: &Path, limits: &Limits) -> Result<Opened, IngestError> {
+    open_dir_with(dir, limits, &|_, _, _| Keep::Whole)
+}
+
+/// [`open_dir`], each file read as `keep` says from its first bytes (see
+/// [`open_archive_with`]); a file passed over is listed among the skipped.
+pub fn open_dir_with(
+    dir: &Path,
+    limits: &Limits,
+    keep: &dyn Fn(&str, &[u8], bool) -> Keep,
+) -> Result<Opened, IngestError> {
     let shown = dir.display().to_string();
-    let mut budget = Budget {
-        archive: &shown,
-        archive_len: u64::MAX / limits.max_ratio.max(1),
-        limits: *limits,
-        total: 0,
-        entries: 0,
-    };
+    let mut budget = Budget::new(u64::MAX / limits.max_ratio.max(1), limits);
     let mut opened = Opened::default();
-    walk(dir, "", 0, &mut budget, &mut opened)?;
+    walk(&Walk { dir, shown: &shown, keep }, "", 0, &mut budget, &mut opened)?;
     opened.members.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(opened)
 }
@@ -359,22 +585,28 @@ pub fn open_dir(dir: &Path, limits: &Limits) -> Result<Opened, IngestError> {
 /// into a folder of its own adds one).
 const MAX_DEPTH: usize = 3;
 
+/// A folder being walked: the folder, its name as shown, what to read.
+struct Walk<'a> {
+    dir: &'a Path,
+    shown: &'a str,
+    keep: &'a dyn Fn(&str, &[u8], bool) -> Keep,
+}
+
 fn walk(
-    dir: &Path,
+    w: &Walk<'_>,
     prefix: &str,
     depth: usize,
-    budget: &mut Budget<'_>,
+    budget: &mut Budget,
     opened: &mut Opened,
 ) -> Result<(), IngestError> {
-    let shown = budget.archive.to_owned();
-    let io = |e: std::io::Error| IngestError::new(shown.clone(), None, ErrorKind::Io(e));
+    let io = |e: std::io::Error| IngestError::new(w.shown.to_owned(), None, ErrorKind::Io(e));
     let mut names: Vec<_> =
-        std::fs::read_dir(dir).map_err(io)?.collect::<Result<_, _>>().map_err(io)?;
+        std::fs::read_dir(w.dir).map_err(io)?.collect::<Result<_, _>>().map_err(io)?;
     names.sort_by_key(|e| e.file_name());
     for e in names {
         let name = e.file_name().to_string_lossy().into_owned();
         let rel = if prefix.is_empty() { name.clone() } else { format!("{prefix}/{name}") };
-        budget.entry(&rel)?;
+        budget.entry(w.shown, &rel)?;
         let meta = std::fs::symlink_metadata(e.path()).map_err(io)?;
         if meta.file_type().is_symlink() {
             opened.skipped.push((rel, "a symbolic link, not followed".to_owned()));
@@ -382,12 +614,17 @@ fn walk(
             if depth + 1 >= MAX_DEPTH {
                 opened.skipped.push((rel, format!("a folder deeper than {MAX_DEPTH} levels")));
             } else {
-                walk(&e.path(), &rel, depth + 1, budget, opened)?;
+                let below = e.path();
+                walk(&Walk { dir: &below, ..*w }, &rel, depth + 1, budget, opened)?;
             }
         } else if meta.is_file() {
             let file = std::fs::File::open(e.path()).map_err(io)?;
-            let bytes = budget.read(&rel, file)?;
-            opened.members.push(Member { path: rel, bytes });
+            let entry = take_entry(rel.clone(), file, &mut |n| budget.count(n), w.keep)
+                .map_err(|over| entry_error(w.shown, &rel, over))?;
+            match entry {
+                Entry::Read(m) => opened.members.push(m),
+                Entry::Skipped { path, why } => opened.skipped.push((path, why)),
+            }
         } else {
             opened.skipped.push((rel, "not a regular file".to_owned()));
         }
@@ -522,13 +759,14 @@ pub enum Part {
 /// What the detection of captures says when no row of the table claims a text.
 const NOT_A_CAPTURE: &str = "text in none of the supported formats";
 
+/// Why an archive inside a bundle is not read.
+const INNER_ARCHIVE: &str = "an archive inside the bundle: not opened (pass it on its own)";
+
 /// Sorts a bundle's file: a capture (by the reader registry's detection), the manifest,
 /// another text document, or nothing advisor reads (with why).
 pub fn classify(file: &str, bytes: &[u8]) -> Result<Part, IngestError> {
     if ArchiveKind::of(bytes).is_some() {
-        return Ok(Part::Ignored(
-            "an archive inside the bundle: not opened (pass it on its own)".to_owned(),
-        ));
+        return Ok(Part::Ignored(INNER_ARCHIVE.to_owned()));
     }
     if let Some(m) = Manifest::parse(file, bytes)? {
         return Ok(Part::Manifest(Box::new(m)));

@@ -15,6 +15,23 @@ pub mod par;
 mod points;
 mod rank;
 mod recommend;
+pub mod work;
+
+/// The most characters of a name or text field from the input that a report, an error or
+/// a problem document echoes: past it, the first 254 and an ellipsis.
+pub const MAX_ECHO: usize = 255;
+
+/// `s` as echoed back to a user: whole when it has at most [`MAX_ECHO`] characters, else
+/// its first `MAX_ECHO - 1` and `…` (a 1 MiB file name must not make a 1 GB report).
+pub fn bounded(s: &str) -> std::borrow::Cow<'_, str> {
+    match s.char_indices().nth(MAX_ECHO) {
+        None => std::borrow::Cow::Borrowed(s),
+        Some(_) => {
+            let cut = s.char_indices().nth(MAX_ECHO - 1).map_or(s.len(), |(i, _)| i);
+            std::borrow::Cow::Owned(format!("{}…", &s[..cut]))
+        }
+    }
+}
 
 pub use analysis::{
     Analysis, DiskCaps, Finding, InputSummary, Insufficient, MetricSummary, NotEvaluated,

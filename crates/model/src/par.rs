@@ -5,21 +5,34 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// `f(0) .. f(n - 1)` on up to `max_threads` threads (the cores there are), each thread
 /// taking the next index when it is done with one, so a few slow items do not leave a
 /// core idle the way fixed chunks do. The results come back in index order, whatever
-/// order they were made in. A panic in `f` is raised again here.
+/// order they were made in. A panic in `f` is raised again here, once every thread has
+/// stopped.
+///
+/// The calling thread's [`crate::work`] is entered on every thread, and each item starts
+/// with a [`crate::work::checkpoint`]: cancelled work stops between items (an item once
+/// taken is always started, so whoever waits for it is not left waiting).
 pub fn map_indexed<T: Send>(n: usize, max_threads: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
     let threads =
         std::thread::available_parallelism().map_or(1, |p| p.get()).min(max_threads).min(n);
     if threads <= 1 {
-        return (0..n).map(f).collect();
+        return (0..n)
+            .map(|i| {
+                crate::work::checkpoint();
+                f(i)
+            })
+            .collect();
     }
     let next = AtomicUsize::new(0);
-    let (f, next) = (&f, &next);
+    let work = crate::work::current();
+    let (f, next, work) = (&f, &next, &work);
     let mut made: Vec<(usize, T)> = std::thread::scope(|s| {
         let jobs: Vec<_> = (0..threads)
             .map(|_| {
                 s.spawn(move || {
+                    let _entered = crate::work::enter(work.clone());
                     let mut mine = Vec::new();
                     loop {
+                        crate::work::checkpoint();
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         if i >= n {
                             break mine;
@@ -29,12 +42,20 @@ pub fn map_indexed<T: Send>(n: usize, max_threads: usize, f: impl Fn(usize) -> T
                 })
             })
             .collect();
+        // Every thread is joined before a panic goes on: one left unjoined would make the
+        // scope raise a panic of its own in place of this one.
         let mut all = Vec::with_capacity(n);
+        let mut panicked = None;
         for job in jobs {
             match job.join() {
                 Ok(part) => all.extend(part),
-                Err(panic) => std::panic::resume_unwind(panic),
+                Err(panic) => {
+                    panicked.get_or_insert(panic);
+                }
             }
+        }
+        if let Some(panic) = panicked {
+            std::panic::resume_unwind(panic);
         }
         all
     });

@@ -129,6 +129,12 @@ fn md(v: &Value, _: &Args) -> tera::Result<Value> {
 /// PerfMon counter paths): the fence is longer than any backtick run inside, line breaks
 /// become spaces, and with `cell=true` pipes are escaped so a table cell stays one cell.
 pub(crate) fn md_code(s: &str, cell: bool) -> String {
+    let s = advisor_model::bounded(s);
+    // A name with markup in it is escaped text, not a code span: some renderers of tickets
+    // and wikis read HTML even inside code spans.
+    if s.contains(['<', '>', '&']) {
+        return md_escape(&s);
+    }
     let body: String = s.chars().map(|c| if c == '\r' || c == '\n' { ' ' } else { c }).collect();
     let body = if cell { body.replace('|', "\\|") } else { body };
     let mut longest = 0;
@@ -174,6 +180,9 @@ mod tests {
         assert_eq!(md_code("a|b", true), "`a\\|b`");
         assert_eq!(md_code("a`b", false), "``a`b``");
         assert_eq!(md_code("`x", false), "`` `x ``");
+        assert_eq!(md_code("<img src=x>", true), "\\<img src=x>");
+        let long = md_code(&"n".repeat(1 << 20), false);
+        assert_eq!(long.chars().count(), 255 + 2, "254 characters, an ellipsis and the fences");
     }
 
     #[test]

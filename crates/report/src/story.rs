@@ -1,29 +1,51 @@
 //! One story per cause: the findings arranged as causes with their effects
 //! under them, the verdict's counts, the episodes as table rows and as a timeline strip.
 
+use std::collections::{HashMap, HashSet};
+
 use advisor_model::{Analysis, Episode, EpisodeKind, EpisodeWindow, Finding, Severity};
 use serde::Serialize;
 
 use crate::fmt::{duration, num};
 
 /// A finding that heads a story (or stands alone) and the findings it explains, in the
-/// analysis' order. An `explained_by` naming no finding of this analysis is ignored: the
-/// finding then stands alone.
+/// analysis' order, each effect under one story. An `explained_by` naming no finding of
+/// this analysis is ignored: the finding then stands alone.
 pub(crate) fn stories(a: &Analysis) -> Vec<(&Finding, Vec<&Finding>)> {
-    let present = |id: &String| a.findings.iter().any(|f| f.id == *id && !f.id.is_empty());
+    let (present, mut effects_of) = index(&a.findings);
     let mut out: Vec<(&Finding, Vec<&Finding>)> = Vec::new();
     for f in &a.findings {
-        if f.explained_by.iter().any(present) {
+        if f.explained_by.iter().any(|id| present.contains(id.as_str())) {
             continue;
         }
-        let effects = a
-            .findings
-            .iter()
-            .filter(|e| !f.id.is_empty() && e.explained_by.contains(&f.id))
-            .collect();
+        let effects = if f.id.is_empty() {
+            Vec::new()
+        } else {
+            // Ids repeat when captures name targets alike (`RULE@SUBJECT` of two files'
+            // `E:`): the first finding of an id heads its effects, so each effect is shown
+            // once, not under every finding of that id.
+            effects_of.remove(f.id.as_str()).unwrap_or_default()
+        };
         out.push((f, effects));
     }
     out
+}
+
+/// The findings' ids (the empty id is none), and each cause's effects by its id, in
+/// finding order: looked up, not searched, as reports of thousands of findings need.
+fn index(findings: &[Finding]) -> (HashSet<&str>, HashMap<&str, Vec<&Finding>>) {
+    let present: HashSet<&str> =
+        findings.iter().map(|f| f.id.as_str()).filter(|id| !id.is_empty()).collect();
+    let mut effects_of: HashMap<&str, Vec<&Finding>> = HashMap::new();
+    for e in findings {
+        let mut causes: Vec<&str> = e.explained_by.iter().map(String::as_str).collect();
+        causes.sort_unstable();
+        causes.dedup();
+        for c in causes {
+            effects_of.entry(c).or_default().push(e);
+        }
+    }
+    (present, effects_of)
 }
 
 /// A story's severity: its most severe finding's.

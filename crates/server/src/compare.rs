@@ -104,7 +104,7 @@ async fn read_form(mut form: Multipart, limit: usize) -> Result<CompareUpload, A
     let mut up = CompareUpload::default();
     while let Some(field) = form.next_field().await.map_err(|e| multipart_error(e, limit))? {
         let name = field.name().unwrap_or_default().to_owned();
-        let file = field.file_name().map(|f| base_name(f).to_owned()).filter(|f| !f.is_empty());
+        let file = field.file_name().map(base_name).filter(|f| !f.is_empty());
         let bytes = field.bytes().await.map_err(|e| multipart_error(e, limit))?;
         match name.as_str() {
             "before" | "after" => {
@@ -203,7 +203,7 @@ async fn compare_inner(
     let started = Instant::now();
     let deadline = tokio::time::Instant::now() + config.request_timeout;
     let secs = config.request_timeout.as_secs().max(1);
-    let (slot, form) = crate::routes::slot_then_form(state, parts, body, deadline).await?;
+    let (slot, form, work) = crate::routes::slot_then_form(state, parts, body, deadline).await?;
     let up = tokio::time::timeout_at(deadline, read_form(form, config.max_upload))
         .await
         .map_err(|_| AppError::UploadTimeout { secs })??;
@@ -211,7 +211,7 @@ async fn compare_inner(
     let record = crate::audit::Record::of(&parts.extensions);
     record.upload(up.before.len() + up.after.len(), bytes);
     let format = negotiate::choose(up.format.as_deref(), accept)?;
-    let job = run_blocking(state, slot, move |inner| {
+    let job = run_blocking(state, slot, work, move |inner| {
         let (before, after) = up.into_sides();
         let c = inner.session.compare(before, after).map_err(upload_error)?;
         record.comparison(&c);

@@ -39,6 +39,13 @@ pub enum AppError {
     /// The analysis did not finish in time.
     #[error("the analysis did not finish within {secs} s")]
     AnalysisTimeout { secs: u64 },
+    /// The request needs more memory than the budget has (`alone`: more than the whole
+    /// budget, so a retry cannot help).
+    #[error("the analysis was stopped: {detail}")]
+    OverBudget { detail: String, alone: bool },
+    /// The input has more captures, disks, pool members or columns than a request may.
+    #[error("{0}")]
+    OverLimit(String),
     /// No credentials, or ones the service does not accept (`--tokens`).
     #[error("{0}")]
     Unauthorized(String),
@@ -69,7 +76,8 @@ pub struct Problem {
     pub detail: String,
     /// A stable name: `bad-request`, `too-large`, `unreadable-capture`, `bad-topology`,
     /// `not-found`, `not-acceptable`, `method-not-allowed`, `busy`, `upload-timeout`,
-    /// `analysis-timeout`, `unauthorized`, `forbidden`, `rate-limited`, `internal`.
+    /// `analysis-timeout`, `unauthorized`, `forbidden`, `rate-limited`, `over-memory-budget`,
+    /// `over-limit`, `internal`.
     pub code: String,
 }
 
@@ -77,7 +85,10 @@ impl AppError {
     pub fn status(&self) -> StatusCode {
         match self {
             AppError::BadRequest(_) => StatusCode::BAD_REQUEST,
-            AppError::TooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            AppError::TooLarge { .. }
+            | AppError::OverLimit(_)
+            | AppError::OverBudget { alone: true, .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            AppError::OverBudget { alone: false, .. } => StatusCode::SERVICE_UNAVAILABLE,
             AppError::Unreadable(_) | AppError::BadTopology(_) => StatusCode::UNPROCESSABLE_ENTITY,
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
             AppError::NotAcceptable(_) => StatusCode::NOT_ACCEPTABLE,
@@ -105,6 +116,8 @@ impl AppError {
             AppError::Busy { .. } => "busy",
             AppError::UploadTimeout { .. } => "upload-timeout",
             AppError::AnalysisTimeout { .. } => "analysis-timeout",
+            AppError::OverBudget { .. } => "over-memory-budget",
+            AppError::OverLimit(_) => "over-limit",
             AppError::Unauthorized(_) => "unauthorized",
             AppError::Forbidden(_) => "forbidden",
             AppError::RateLimited { .. } => "rate-limited",
@@ -140,7 +153,9 @@ impl AppError {
             AppError::Busy { retry_after } | AppError::RateLimited { retry_after, .. } => {
                 Some(*retry_after)
             }
-            AppError::AnalysisTimeout { .. } => Some(30),
+            AppError::AnalysisTimeout { .. } | AppError::OverBudget { alone: false, .. } => {
+                Some(30)
+            }
             _ => None,
         }
     }
@@ -161,7 +176,12 @@ impl AppError {
         if let Some(s) = self.retry_after() {
             h.insert(header::RETRY_AFTER, HeaderValue::from(s));
         }
-        if matches!(self, AppError::TooLarge { .. } | AppError::UploadTimeout { .. }) {
+        if matches!(
+            self,
+            AppError::TooLarge { .. }
+                | AppError::UploadTimeout { .. }
+                | AppError::OverBudget { .. }
+        ) {
             // The rest of the body is not read: the connection cannot be reused.
             h.insert(header::CONNECTION, HeaderValue::from_static("close"));
         }

@@ -7,11 +7,18 @@
 //!
 //! Limits: a request body over [`Config::max_upload`] is answered 413 from its
 //! `Content-Length` before any of it is read (and cut off at the limit when it has none);
-//! at most [`Config::workers`] analyses run at once, off the async runtime, and a request
-//! that finds them all busy waits [`Config::queue_wait`], then gets 503 with `Retry-After`;
-//! an analysis request gets [`Config::request_timeout`] in all; a connection gets
-//! [`Config::header_timeout`] to send each request's head (also the idle time allowed
-//! between requests); a panic is answered 500 and the server goes on. Errors are
+//! a body gets [`Config::body_timeout`] to arrive (408 past it), and only then does the
+//! request ask for one of the [`Config::workers`] analysis slots (a slow sender holds
+//! none); a request that finds them all busy waits [`Config::queue_wait`], then gets 503
+//! with `Retry-After`; an analysis request gets [`Config::request_timeout`] in all, and its
+//! analysis is cancelled at that deadline (it stops within a second and frees its slot);
+//! what a request holds (its upload, unpacked entries, captures as read) is charged to
+//! [`Config::memory_budget`], shared by all requests (413 when one request alone is
+//! larger, 503 when the others hold the rest), and its input is within [`Config::limits`]
+//! (413 naming the limit); a connection gets [`Config::header_timeout`] to send each
+//! request's head (also the idle time allowed between requests); a panic is answered 500
+//! and the server goes on. On shutdown, requests in flight get
+//! [`Config::request_timeout`] to finish, then their analyses are cancelled. Errors are
 //! `application/problem+json` (RFC 9457).
 //!
 //! Around the routes, [`Config::guard`] ([`Guard`]) adds authentication (tokens, or a
@@ -42,6 +49,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use advisor_engine::{Capture, EngineError, IngestError, Session};
+use advisor_model::work::{Limits, MemoryBudget, Work};
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
@@ -69,6 +77,15 @@ pub const DEFAULT_QUEUE_WAIT: Duration = Duration::from_secs(5);
 /// Default time a connection gets to send a request's head (and to stay idle between
 /// requests).
 pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(20);
+/// Default memory budget shared by the requests: 2 GiB.
+pub const DEFAULT_MEMORY_BUDGET: u64 = 2 << 30;
+/// Default time a request's body gets to arrive.
+pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
+/// What one request may hold by default: far above any real VM (64 data disks at most,
+/// a handful of captures, PerfMon logs of a few thousand counters), far below what makes
+/// an analysis slow.
+pub const DEFAULT_LIMITS: Limits =
+    Limits { captures: 1_000, disks: 1_024, pool_members: 1_024, columns: 65_536 };
 /// Each connection's read buffer, the largest request head included.
 const READ_BUFFER: usize = 64 * 1024;
 
@@ -89,6 +106,16 @@ pub struct Config {
     /// kept); past it, the connection is closed. Slow clients sending nothing but a few
     /// header bytes cannot hold connections open.
     pub header_timeout: Duration,
+    /// Bytes the requests in flight may hold together (uploads, unpacked bundle entries,
+    /// captures as read); past it, 413 for a request larger than the whole budget, 503 with
+    /// `Retry-After` for one that would fit once others are done.
+    pub memory_budget: u64,
+    /// The time a request's body gets to arrive, counted from its head; past it, 408. The
+    /// request takes an analysis slot only once its body is in.
+    pub body_timeout: Duration,
+    /// What one request's input may have (captures, disks, pool members, PerfMon
+    /// columns); past a limit, 413 naming it.
+    pub limits: Limits,
     /// Who may call the service, at what rate, and the audit trail: all off by default.
     pub guard: Guard,
     /// HTTPS with this certificate and key; plain HTTP when `None`.
@@ -103,6 +130,9 @@ impl Default for Config {
             queue_wait: DEFAULT_QUEUE_WAIT,
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
             header_timeout: DEFAULT_HEADER_TIMEOUT,
+            memory_budget: DEFAULT_MEMORY_BUDGET,
+            body_timeout: DEFAULT_BODY_TIMEOUT,
+            limits: DEFAULT_LIMITS,
             guard: Guard::default(),
             tls: None,
         }
@@ -135,6 +165,28 @@ struct Inner {
     config: Config,
     session: Session,
     slots: Arc<Semaphore>,
+    memory: Arc<MemoryBudget>,
+    /// The work of the requests in flight, to cancel at shutdown.
+    works: std::sync::Mutex<Vec<std::sync::Weak<Work>>>,
+}
+
+impl Inner {
+    /// A request's work: on the shared budget, within the limits, known to the shutdown.
+    fn new_work(&self) -> Arc<Work> {
+        let work = Work::new(Some(self.memory.clone()), self.config.limits);
+        if let Ok(mut works) = self.works.lock() {
+            works.retain(|w| w.strong_count() > 0);
+            works.push(Arc::downgrade(&work));
+        }
+        work
+    }
+
+    /// Cancels the work of every request in flight.
+    fn cancel_all(&self) {
+        if let Ok(works) = self.works.lock() {
+            works.iter().filter_map(std::sync::Weak::upgrade).for_each(|w| w.cancel());
+        }
+    }
 }
 
 impl fmt::Debug for AppState {
@@ -159,7 +211,9 @@ impl AppState {
             return Err(StartError::NoWorkers);
         }
         let slots = Arc::new(Semaphore::new(config.workers));
-        Ok(AppState { inner: Arc::new(Inner { config, session, slots }) })
+        let memory = Arc::new(MemoryBudget::new(config.memory_budget));
+        let works = std::sync::Mutex::new(Vec::new());
+        Ok(AppState { inner: Arc::new(Inner { config, session, slots, memory, works }) })
     }
 
     /// As [`AppState::new`], with `reader` reading the uploaded captures (on the blocking
@@ -177,6 +231,16 @@ impl AppState {
         &self.inner.config
     }
 
+    /// Bytes of the memory budget the requests in flight hold now.
+    pub fn memory_in_use(&self) -> u64 {
+        self.inner.memory.in_use()
+    }
+
+    /// Analysis slots free now.
+    pub fn free_slots(&self) -> usize {
+        self.inner.slots.available_permits()
+    }
+
     /// Takes every analysis slot, so that tests can see what a busy server answers.
     #[doc(hidden)]
     pub async fn occupy_all_slots(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
@@ -190,6 +254,7 @@ pub fn app(state: AppState) -> Router {
     let routes = Router::new()
         .route("/", get(page::upload_page))
         .route("/healthz", get(routes::healthz))
+        .route("/readyz", get(routes::readyz))
         .route("/api/v1/analyze", post(routes::analyze))
         .route("/api/v1/compare", post(compare::compare))
         .route("/api/v1/recommend", post(recommend::recommend))
@@ -221,8 +286,9 @@ fn layered(routes: Router<AppState>, state: AppState) -> Router {
         .with_state(state)
 }
 
-/// Serves [`app`] on `listener` until `shutdown` completes, then finishes the requests in
-/// flight. HTTP/1.1 through hyper, as `axum::serve` does, plus [`Config::header_timeout`]
+/// Serves [`app`] on `listener` until `shutdown` completes, then gives the requests in
+/// flight [`Config::request_timeout`] to finish, cancels the analyses of those still
+/// running, and returns once they have stopped (a few seconds at most). HTTP/1.1 through hyper, as `axum::serve` does, plus [`Config::header_timeout`]
 /// on every request head (and TLS handshake), which `axum::serve` cannot set, TLS when
 /// [`Config::tls`] is set, and [`Config::request_timeout`] for an answer the client stalls.
 pub async fn serve(
@@ -237,6 +303,8 @@ pub async fn serve(
         // uploads fast, and a hundred connections draining their uploads at once hold
         // 6 MB, not 40. A request head must fit in it.
         .max_buf_size(READ_BUFFER);
+    let grace = state.inner.config.request_timeout;
+    let inner = state.inner.clone();
     let config = &state.inner.config;
     let serving = conn::Serving {
         tls: config.tls.as_ref().map(Tls::acceptor),
@@ -261,7 +329,13 @@ pub async fn serve(
         tokio::spawn(serving.clone().connection(stream, peer, connections.watcher()));
     }
     drop(listener);
-    connections.shutdown().await;
+    if tokio::time::timeout(grace, connections.shutdown()).await.is_err() {
+        tracing::info!("the grace period is over: cancelling the analyses still running");
+        inner.cancel_all();
+        // Each stops at its next checkpoint; their slots come back as they do.
+        let all = u32::try_from(inner.config.workers).unwrap_or(u32::MAX);
+        let _ = tokio::time::timeout(Duration::from_secs(5), inner.slots.acquire_many(all)).await;
+    }
     Ok(())
 }
 

@@ -24,6 +24,7 @@ use crate::AppError;
         crate::routes::rules,
         crate::routes::catalog_vm,
         crate::routes::healthz,
+        crate::routes::readyz,
         crate::page::upload_page,
         document
     ),
@@ -109,7 +110,7 @@ fn add_security(doc: &mut Value) {
     for (path, item) in paths.iter_mut() {
         let Some(item) = item.as_object_mut() else { continue };
         for op in item.values_mut().filter_map(Value::as_object_mut) {
-            if path == "/healthz" {
+            if path == "/healthz" || path == "/readyz" {
                 op.insert("security".to_owned(), json!([{}]));
                 continue;
             }

@@ -3,6 +3,7 @@
 use std::time::Instant;
 
 use advisor_engine::{EngineError, Input};
+use advisor_model::work::Stop;
 use advisor_report::Format;
 use axum::Json;
 use axum::body::Body;
@@ -58,6 +59,22 @@ pub(crate) fn accept(headers: &HeaderMap) -> Option<&str> {
     responses((status = 200, description = "The server answers", body = String, content_type = "text/plain")))]
 pub(crate) async fn healthz() -> &'static str {
     "ok\n"
+}
+
+/// Readiness: 200 while an analysis slot is free, 503 while every one is taken, so that a
+/// load balancer (a Kubernetes readiness probe) sends uploads to another replica.
+#[utoipa::path(get, path = "/readyz", tag = "service",
+    responses(
+        (status = 200, description = "An analysis slot is free", body = String, content_type = "text/plain"),
+        (status = 503, description = "Every analysis slot is taken", body = String, content_type = "text/plain"),
+    ))]
+pub(crate) async fn readyz(State(state): State<AppState>) -> Response {
+    if state.inner.slots.available_permits() > 0 {
+        "ready\n".into_response()
+    } else {
+        (axum::http::StatusCode::SERVICE_UNAVAILABLE, "busy: every analysis slot is taken\n")
+            .into_response()
+    }
 }
 
 pub(crate) async fn not_found() -> AppError {
@@ -194,7 +211,7 @@ async fn analyze_inner(
     let deadline = tokio::time::Instant::now() + config.request_timeout;
     let secs = config.request_timeout.as_secs().max(1);
 
-    let (slot, form) = slot_then_form(state, parts, body, deadline).await?;
+    let (slot, form, job_work) = slot_then_form(state, parts, body, deadline).await?;
     let mut up = tokio::time::timeout_at(deadline, upload::read(form, config.max_upload))
         .await
         .map_err(|_| AppError::UploadTimeout { secs })??;
@@ -203,7 +220,7 @@ async fn analyze_inner(
     up.record.upload(count, bytes);
     let format = negotiate::choose(up.format.as_deref(), accept)?;
 
-    let job = run_blocking(state, slot, move |inner| work(inner, up, format));
+    let job = run_blocking(state, slot, job_work, move |inner| work(inner, up, format));
     let body = tokio::time::timeout_at(deadline, job)
         .await
         .map_err(|_| AppError::AnalysisTimeout { secs })??;
@@ -217,44 +234,76 @@ async fn analyze_inner(
     Ok((format, body))
 }
 
-/// Reads the rest of a body and drops it as it comes, up to `limit` bytes. Frame by frame,
-/// not through the multipart reader, which would gather everything the socket has ready.
-pub(crate) async fn discard(mut body: Body, limit: usize) {
-    let mut seen = 0usize;
-    while let Some(Ok(frame)) = body.frame().await {
-        seen = seen.saturating_add(frame.data_ref().map_or(0, |d| d.len()));
-        if seen > limit {
-            break;
-        }
+/// A request's work ([`advisor_model::work::Work`]), cancelled when the request ends for
+/// any reason (its answer, its deadline, its client gone, the server stopping): the
+/// analysis then stops at its next checkpoint and frees its slot.
+pub(crate) struct RequestWork(pub(crate) std::sync::Arc<advisor_model::work::Work>);
+
+impl Drop for RequestWork {
+    fn drop(&mut self) {
+        self.0.cancel();
     }
 }
 
-/// Waits for a free analysis slot, up to the queue wait (and never past the deadline).
-/// An analysis slot, then the upload's form (every upload route: analyze, compare,
-/// recommend). A slot first: a waiting request holds no upload in memory.
+/// The body, whole, then an analysis slot, then the upload's form (every upload route:
+/// analyze, compare, recommend). The body first, within [`crate::Config::body_timeout`]
+/// (408 past it): a slow sender holds no slot. Its bytes are charged to the memory
+/// budget as they come; the slot is then waited for up to the queue wait (and never past
+/// the deadline).
 pub(crate) async fn slot_then_form(
     state: &AppState,
     parts: &Parts,
     body: Body,
     deadline: tokio::time::Instant,
-) -> Result<(OwnedSemaphorePermit, Multipart), AppError> {
-    let slot = match take_slot(state, deadline).await {
-        Ok(s) => s,
-        Err(e) => {
-            // Read the upload to its end, keeping none of it, so that the client is done
-            // sending when the 503 comes: answering mid-upload closes the connection under
-            // a client still writing, which most report as a reset rather than the 503.
-            let max = state.inner.config.max_upload;
-            let _ = tokio::time::timeout_at(deadline, discard(body, max)).await;
-            return Err(e);
-        }
-    };
+) -> Result<(OwnedSemaphorePermit, Multipart, RequestWork), AppError> {
+    let config = &state.inner.config;
+    let work = RequestWork(state.inner.new_work());
+    let until = deadline.min(tokio::time::Instant::now() + config.body_timeout);
+    let secs = config.body_timeout.min(config.request_timeout).as_secs().max(1);
+    let bytes = tokio::time::timeout_at(until, whole_body(body, config.max_upload, &work.0))
+        .await
+        .map_err(|_| AppError::UploadTimeout { secs })??;
+    let slot = take_slot(state, deadline).await?;
     // The request again, with its extensions (the body limit), now that it will be read.
-    let mut req = Request::new(body);
+    let mut req = Request::new(Body::from(bytes));
     *req.headers_mut() = parts.headers.clone();
     *req.extensions_mut() = parts.extensions.clone();
     let form = Multipart::from_request(req, state).await.map_err(not_a_form)?;
-    Ok((slot, form))
+    Ok((slot, form, work))
+}
+
+/// Reads a body to its end, up to `limit` bytes (413 past it), each frame charged to
+/// `work`'s memory budget before it is kept.
+async fn whole_body(
+    mut body: Body,
+    limit: usize,
+    work: &advisor_model::work::Work,
+) -> Result<axum::body::Bytes, AppError> {
+    let mut out = Vec::new();
+    while let Some(frame) = body.frame().await {
+        let frame = frame
+            .map_err(|e| AppError::BadRequest(format!("the upload could not be read: {e}")))?;
+        let Some(data) = frame.data_ref() else { continue };
+        let need = out.len() + data.len();
+        if need > limit {
+            return Err(AppError::TooLarge { limit });
+        }
+        if need > out.capacity() {
+            // The buffer grows by doubling, each growth charged before it is made.
+            let cap = need.max(out.capacity() * 2).min(limit);
+            work.try_charge((cap - out.capacity()) as u64).map_err(over_budget)?;
+            out.reserve_exact(cap - out.len());
+        }
+        out.extend_from_slice(data);
+    }
+    // The form's reader copies the body once more as it parses the parts.
+    work.try_charge(out.len() as u64).map_err(over_budget)?;
+    Ok(out.into())
+}
+
+/// What a client is told of a request over the memory budget.
+pub(crate) fn over_budget(over: advisor_model::work::OverBudget) -> AppError {
+    AppError::OverBudget { detail: over.to_string(), alone: over.alone_too_large() }
 }
 
 pub(crate) async fn take_slot(
@@ -271,11 +320,14 @@ pub(crate) async fn take_slot(
     }
 }
 
-/// Runs `f` on the blocking pool, holding `slot` until it returns (also when the request
-/// gave up waiting: the slot counts work that is still running). A panic becomes a 500.
+/// Runs `f` on the blocking pool as `work`, holding `slot` until it returns. When the
+/// request gives up (its deadline, its client gone), `work` is cancelled and `f` stops at
+/// its next checkpoint, so the slot comes back within about a second. A panic becomes a
+/// 500; work over the budget or the limits, a 413 or 503 saying so.
 pub(crate) async fn run_blocking<T, F>(
     state: &AppState,
     slot: OwnedSemaphorePermit,
+    work: RequestWork,
     f: F,
 ) -> Result<T, AppError>
 where
@@ -283,13 +335,18 @@ where
     F: FnOnce(&crate::Inner) -> Result<T, AppError> + Send + 'static,
 {
     let inner = state.inner.clone();
+    let job = work.0.clone();
     let joined = tokio::task::spawn_blocking(move || {
         let _slot = slot;
-        f(&inner)
+        job.run(|| f(&inner))
     })
     .await;
+    drop(work);
     match joined {
-        Ok(r) => r,
+        Ok(Ok(r)) => r,
+        Ok(Err(Stop::OverBudget(over))) => Err(over_budget(over)),
+        Ok(Err(Stop::TooLarge(too))) => Err(AppError::OverLimit(too.to_string())),
+        Ok(Err(Stop::Cancelled)) => Err(AppError::Internal("an analysis was cancelled".into())),
         Err(e) if e.is_panic() => Err(AppError::Internal("an analysis panicked".into())),
         Err(_) => Err(AppError::Internal("an analysis was cancelled".into())),
     }
@@ -302,7 +359,11 @@ fn analyze_upload(inner: &crate::Inner, up: Upload, format: Format) -> Result<St
     let (sources, captures) = up.into_parts();
     let inputs: Vec<Input> = captures
         .into_iter()
-        .map(|(name, bytes)| Input::Bytes { name, bytes: Vec::from(bytes) })
+        .map(|(name, bytes)| {
+            // The copy the readers take is charged too.
+            advisor_model::work::charge(bytes.len() as u64);
+            Input::Bytes { name, bytes: Vec::from(bytes) }
+        })
         .collect();
     // Bundles (tar.gz, zip) are opened in memory within the session's limits, as the CLI
     // opens them.

@@ -40,10 +40,66 @@ async fn a_panicking_analysis_is_500_and_frees_its_slot() {
     for _ in 0..2 {
         let slot = state.inner.slots.clone().try_acquire_owned().expect("a free slot");
         let r: Result<(), AppError> =
-            routes::run_blocking(&state, slot, |_| panic!("analysis bug")).await;
+            routes::run_blocking(&state, slot, work(&state), |_| panic!("analysis bug")).await;
         assert!(matches!(r, Err(AppError::Internal(_))), "{r:?}");
     }
     assert_eq!(state.inner.slots.available_permits(), 1);
+}
+
+fn work(state: &AppState) -> routes::RequestWork {
+    routes::RequestWork(state.inner.new_work())
+}
+
+#[tokio::test]
+async fn a_cancelled_analysis_stops_at_its_next_checkpoint_and_frees_its_slot() {
+    let state = state();
+    let slot = state.inner.slots.clone().try_acquire_owned().expect("a free slot");
+    let (tx, rx) = std::sync::mpsc::channel();
+    // The analysis loops until cancelled, charging memory as it goes.
+    let job = routes::run_blocking(&state, slot, work(&state), move |_| {
+        let _ = tx.send(());
+        loop {
+            advisor_model::work::charge(1);
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    });
+    let started = std::time::Instant::now();
+    let r: Result<Result<(), AppError>, _> =
+        tokio::time::timeout(std::time::Duration::from_millis(200), job).await;
+    assert!(r.is_err(), "the request gave up");
+    assert!(rx.recv().is_ok(), "the analysis had started");
+    // Dropping the request's future cancelled the work: the slot and the memory come back.
+    while state.inner.slots.available_permits() < 1 {
+        assert!(started.elapsed() < std::time::Duration::from_secs(5), "the slot never came back");
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert_eq!(state.memory_in_use(), 0);
+}
+
+#[tokio::test]
+async fn over_the_budget_is_413_alone_and_503_beside_others() {
+    let state = AppState::new(Config { workers: 2, memory_budget: 1 << 20, ..Config::default() })
+        .expect("state");
+    let slot = state.inner.slots.clone().try_acquire_owned().expect("a free slot");
+    let r: Result<(), AppError> = routes::run_blocking(&state, slot, work(&state), |_| {
+        advisor_model::work::charge(2 << 20);
+        Ok(())
+    })
+    .await;
+    let Err(e) = r else { panic!("over the budget") };
+    assert_eq!((e.status().as_u16(), e.code()), (413, "over-memory-budget"), "{e}");
+    let other = state.inner.new_work();
+    other.try_charge(900 << 10).expect("fits");
+    let slot = state.inner.slots.clone().try_acquire_owned().expect("a free slot");
+    let r: Result<(), AppError> = routes::run_blocking(&state, slot, work(&state), |_| {
+        advisor_model::work::charge(200 << 10);
+        Ok(())
+    })
+    .await;
+    let Err(e) = r else { panic!("over the budget") };
+    assert_eq!((e.status().as_u16(), e.code()), (503, "over-memory-budget"), "{e}");
+    drop(other);
+    assert_eq!(state.memory_in_use(), 0);
 }
 
 #[test]

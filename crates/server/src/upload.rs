@@ -86,9 +86,11 @@ pub(crate) fn multipart_error(e: MultipartError, limit: usize) -> AppError {
     }
 }
 
-/// The last component of a client's file name (browsers may send `C:\fakepath\x.csv`).
-pub(crate) fn base_name(name: &str) -> &str {
-    name.rsplit(['/', '\\']).next().unwrap_or(name).trim()
+/// The last component of a client's file name (browsers may send `C:\fakepath\x.csv`),
+/// at most [`advisor_model::MAX_ECHO`] characters: the name is echoed in the report and in
+/// every error about the file.
+pub(crate) fn base_name(name: &str) -> String {
+    advisor_model::bounded(name.rsplit(['/', '\\']).next().unwrap_or(name).trim()).into_owned()
 }
 
 /// Reads every field into memory.
@@ -96,7 +98,7 @@ pub(crate) async fn read(mut form: Multipart, limit: usize) -> Result<Upload, Ap
     let mut up = Upload::default();
     while let Some(field) = form.next_field().await.map_err(|e| multipart_error(e, limit))? {
         let name = field.name().unwrap_or_default().to_owned();
-        let file_name = field.file_name().map(|f| base_name(f).to_owned());
+        let file_name = field.file_name().map(base_name);
         match name.as_str() {
             "prices" => {
                 let bytes = field.bytes().await.map_err(|e| multipart_error(e, limit))?;
@@ -165,9 +167,10 @@ pub(crate) async fn read(mut form: Multipart, limit: usize) -> Result<Upload, Ap
             }
             other => {
                 return Err(AppError::BadRequest(format!(
-                    "unknown field `{other}`; the fields are capture (repeated), topology (repeated), vm, \
+                    "unknown field `{}`; the fields are capture (repeated), topology (repeated), vm, \
                      temp_disk, disk_name, disk_sku, disk_cache, disk_role, format (and for \
-                     /api/v1/recommend: percentile, headroom, prices)"
+                     /api/v1/recommend: percentile, headroom, prices)",
+                    advisor_model::bounded(other)
                 )));
             }
         }
@@ -210,6 +213,9 @@ mod tests {
     fn base_names() {
         assert_eq!(base_name(r"C:\fakepath\x.csv"), "x.csv");
         assert_eq!(base_name("a/b/c.txt"), "c.txt");
+        let long = base_name(&"x".repeat(1 << 20));
+        assert_eq!(long.chars().count(), 255);
+        assert!(long.ends_with("x…"));
         assert_eq!(base_name("plain"), "plain");
     }
 }

@@ -141,7 +141,8 @@ async fn every_route(open: &axum::Router) -> Vec<(String, String)> {
         for (method, op) in item.as_object().unwrap() {
             // The document says which answers a refused request gets.
             let refusals = ["401", "403", "429"].map(|c| op["responses"].get(c).is_some());
-            assert_eq!(refusals, [path != "/healthz"; 3], "{method} {path}");
+            let probe = path == "/healthz" || path == "/readyz";
+            assert_eq!(refusals, [!probe; 3], "{method} {path}");
             out.push((method.to_uppercase(), path.replace("{size}", "Standard_DS13_v2")));
         }
     }
@@ -175,6 +176,11 @@ async fn without_a_token_every_route_but_healthz_is_401_and_with_one_the_answers
         let a = send(&guarded, req).await;
         if path == "/healthz" {
             assert_eq!((a.status, a.body.as_str()), (StatusCode::OK, "ok\n"));
+            continue;
+        }
+        if path == "/readyz" {
+            // A probe too: no token, and a free slot says ready.
+            assert_eq!((a.status, a.body.as_str()), (StatusCode::OK, "ready\n"));
             continue;
         }
         let p = problem(&a, StatusCode::UNAUTHORIZED, "unauthorized");
@@ -232,7 +238,7 @@ async fn without_a_token_every_route_but_healthz_is_401_and_with_one_the_answers
     // The audit trail: a line per request but the probes, principal null when refused.
     let audit = lines.json();
     assert_eq!(audit.len(), refused + 2 + 1 + 2 * 5, "{}", lines.text());
-    assert!(audit.iter().all(|l| l["route"] != "/healthz"));
+    assert!(audit.iter().all(|l| l["route"] != "/healthz" && l["route"] != "/readyz"));
     let unknown = audit.iter().find(|l| l["status"] == 401 && l["route"].is_null()).unwrap();
     assert_eq!(unknown["principal"], Value::Null);
     let analyses: Vec<&Value> =

@@ -1,9 +1,11 @@
 //! Which capture target is which topology disk, pool or temp disk.
 
+use std::collections::{HashMap, HashSet};
+
 use advisor_model::TargetKind;
 use serde::Serialize;
 
-use crate::names::{matches, normalize_name};
+use crate::names::{name_keys, normalize_name};
 use crate::topology::{Topology, TopologyWarning};
 
 /// A capture target as the matcher needs it.
@@ -56,10 +58,24 @@ impl Matching {
     pub fn targets_of(&self, subject: Subject) -> impl Iterator<Item = usize> + '_ {
         self.matches.iter().filter(move |m| m.subject == subject).map(|m| m.target)
     }
+
+    /// [`Matching::targets_of`] for every subject at once, in one pass over the matches.
+    pub fn targets_by_subject(&self) -> HashMap<Subject, Vec<usize>> {
+        let mut by: HashMap<Subject, Vec<usize>> = HashMap::new();
+        for m in &self.matches {
+            by.entry(m.subject).or_default().push(m.target);
+        }
+        by
+    }
 }
 
 /// Ties capture targets to the topology. A target may match several subjects (PerfMon's
-/// `6 F:` is both a pool's volume and, by number, a disk); all pairs are returned.
+/// `6 F:` is both a pool's volume and, by number, a disk); all pairs are returned, for
+/// each target in the order of the subjects (the temp disk, the disks, the pools).
+///
+/// Two names match when they share a key ([`crate::matches`]): the subjects' keys are indexed
+/// once, so a topology of thousands of disks against a capture of thousands of targets
+/// costs their sum, not their product.
 pub fn match_targets(topology: &Topology, targets: &[CaptureTarget<'_>]) -> Matching {
     let mut subjects: Vec<(Subject, &str)> = Vec::new();
     if let Some(t) = topology.vm.as_ref().and_then(|v| v.temp_disk.as_deref()) {
@@ -72,22 +88,58 @@ pub fn match_targets(topology: &Topology, targets: &[CaptureTarget<'_>]) -> Matc
     for (i, p) in topology.pools.iter().enumerate() {
         subjects.push((Subject::Pool(i), p.name.as_str()));
     }
+    // Subjects (positions in `subjects`) by key; keys that are paths (`/mnt/data`) are
+    // also where a benchmark's file may lie under.
+    let mut by_key: HashMap<String, Vec<usize>> = HashMap::new();
+    for (si, (_, name)) in subjects.iter().enumerate() {
+        for k in name_keys(name) {
+            if !k.is_empty() {
+                let at = by_key.entry(k).or_default();
+                if at.last() != Some(&si) {
+                    at.push(si);
+                }
+            }
+        }
+    }
 
     let mut out = Matching::default();
+    let mut found: Vec<usize> = Vec::new();
     for (ti, t) in targets.iter().enumerate() {
-        for (s, name) in &subjects {
-            if matches(name, t.name, Some(t.kind)) {
-                out.matches.push(TargetMatch { target: ti, subject: *s, name: (*name).to_owned() });
+        if matches!(t.kind, TargetKind::Aggregate | TargetKind::Host) {
+            continue;
+        }
+        found.clear();
+        let file_like = matches!(t.kind, TargetKind::Benchmark);
+        for k in name_keys(t.name) {
+            found.extend(by_key.get(&k).into_iter().flatten());
+            if file_like {
+                // `/mnt/data/x.dat` lies under `/mnt/data` and `/mnt`.
+                for (at, _) in k.match_indices('/').filter(|&(at, _)| at > 1) {
+                    let under = &k[..at];
+                    if under.starts_with('/') {
+                        found.extend(by_key.get(under).into_iter().flatten());
+                    }
+                }
             }
+        }
+        found.sort_unstable();
+        found.dedup();
+        for &si in &found {
+            let (s, name) = subjects[si];
+            out.matches.push(TargetMatch { target: ti, subject: s, name: name.to_owned() });
         }
     }
 
     let describable = |k: TargetKind| !matches!(k, TargetKind::Aggregate | TargetKind::Host);
     if targets.iter().any(|t| describable(t.kind)) {
+        let pooled: HashSet<usize> =
+            topology.pools.iter().flat_map(|p| p.members.iter().flatten().copied()).collect();
+        let seen: HashSet<(Subject, &str)> =
+            out.matches.iter().map(|m| (m.subject, m.name.as_str())).collect();
         for (s, name) in &subjects {
             // A pool member is often seen only through its pool's volume.
-            let in_pool = matches!(s, Subject::Disk(i) if topology.pools.iter().any(|p| p.members.contains(&Some(*i))));
-            if !in_pool && !out.matches.iter().any(|m| m.subject == *s && m.name == *name) {
+            let in_pool = matches!(s, Subject::Disk(i) if pooled.contains(i));
+            if !in_pool && !seen.contains(&(*s, *name)) {
                 out.warnings.push(TopologyWarning {
                     code: "topology-disk-not-in-capture",
                     subject: (*name).to_owned(),
@@ -98,16 +150,18 @@ pub fn match_targets(topology: &Topology, targets: &[CaptureTarget<'_>]) -> Matc
         }
     }
 
-    let mut reported: Vec<String> = Vec::new();
+    let mut matched = vec![false; targets.len()];
+    for m in &out.matches {
+        matched[m.target] = true;
+    }
+    let mut reported: HashSet<String> = HashSet::new();
     for (ti, t) in targets.iter().enumerate() {
-        if !t.busy || !describable(t.kind) || out.matches.iter().any(|m| m.target == ti) {
+        if !t.busy || !describable(t.kind) || matched[ti] {
             continue;
         }
-        let key = normalize_name(t.name);
-        if reported.contains(&key) {
+        if !reported.insert(normalize_name(t.name)) {
             continue;
         }
-        reported.push(key);
         out.warnings.push(TopologyWarning {
             code: "capture-target-not-in-topology",
             subject: t.name.to_owned(),

@@ -1,5 +1,7 @@
 //! The VM's topology: its size, disks and pools, resolved against the catalog.
 
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::path::Path;
 
@@ -209,24 +211,50 @@ pub(crate) fn resolve(p: &Parsed<'_>, catalog: &Catalog) -> Result<Topology, Top
     if let Some(vm) = &p.spec.vm {
         t.vm = Some(resolve_vm(p, vm, catalog)?);
     }
-    // Names must be unique across the temp disk, disks and pools.
-    let mut seen: Vec<(String, Vec<Seg<'static>>)> = Vec::new();
+    // Names must be unique across the temp disk, disks and pools (looked up by key: a
+    // topology of thousands of disks must not compare each name with every other).
+    let mut seen: HashMap<String, Vec<Seg<'static>>> = HashMap::new();
     let mut claim = |name: &str, path: Vec<Seg<'static>>| -> Result<(), TopologyError> {
-        let key = normalize_name(name);
-        if let Some((_, first)) = seen.iter().find(|(k, _)| *k == key) {
-            let first = p.line_col(first);
-            return Err(p.error(&path, ErrorKind::DuplicateName { name: name.to_owned(), first }));
+        // Names are echoed in every warning and report line about their subject.
+        let chars = name.chars().count();
+        if chars > advisor_model::MAX_ECHO {
+            return Err(p.error(
+                &path,
+                ErrorKind::Invalid {
+                    message: format!(
+                        "a name of {chars} characters; names are at most {} (disks and \
+                         pools are named as the captures name them: \"E:\", \"sdc\")",
+                        advisor_model::MAX_ECHO
+                    ),
+                    help: None,
+                },
+            ));
         }
-        seen.push((key, path));
-        Ok(())
+        match seen.entry(normalize_name(name)) {
+            Entry::Occupied(first) => {
+                let first = p.line_col(first.get());
+                Err(p.error(&path, ErrorKind::DuplicateName { name: name.to_owned(), first }))
+            }
+            Entry::Vacant(slot) => {
+                slot.insert(path);
+                Ok(())
+            }
+        }
     };
     if let Some(temp) = p.spec.vm.as_ref().and_then(|v| v.temp_disk.as_deref()) {
         claim(temp, vec![Seg::Key("vm"), Seg::Key("temp_disk")])?;
+    }
+    let limits = advisor_model::work::limits();
+    advisor_model::work::within("disks", p.spec.disk.len(), limits.disks);
+    for pool in &p.spec.pool {
+        advisor_model::work::within("pool members", pool.disks.len(), limits.pool_members);
     }
     for (i, d) in p.spec.disk.iter().enumerate() {
         claim(&d.name, vec![Seg::Key("disk"), Seg::Index(i), Seg::Key("name")])?;
         t.disks.push(resolve_disk(p, i, d, catalog)?);
     }
+    // Each disk's position by its name's key (the first disk of a key), made once.
+    let mut by_key: Option<HashMap<String, usize>> = None;
     for (i, pool) in p.spec.pool.iter().enumerate() {
         claim(&pool.name, vec![Seg::Key("pool"), Seg::Index(i), Seg::Key("name")])?;
         if pool.disks.is_empty() {
@@ -249,13 +277,13 @@ pub(crate) fn resolve(p: &Parsed<'_>, catalog: &Catalog) -> Result<Topology, Top
                 ));
             }
         }
+        if by_key.is_none() {
+            by_key = Some(disk_positions(&t.disks));
+        }
         let members = pool
             .disks
             .iter()
-            .map(|m| {
-                let key = normalize_name(m);
-                t.disks.iter().position(|d| normalize_name(&d.name) == key)
-            })
+            .map(|m| by_key.as_ref().and_then(|k| k.get(&normalize_name(m)).copied()))
             .collect();
         t.pools.push(Pool {
             name: pool.name.clone(),
@@ -269,6 +297,16 @@ pub(crate) fn resolve(p: &Parsed<'_>, catalog: &Catalog) -> Result<Topology, Top
     apply_host_cache(&mut t);
     t.warnings = validate(&t);
     Ok(t)
+}
+
+/// Each disk's position by the key of its name: the first disk of each key, as a search
+/// from the start finds it.
+fn disk_positions(disks: &[Disk]) -> HashMap<String, usize> {
+    let mut by_key = HashMap::with_capacity(disks.len());
+    for (i, d) in disks.iter().enumerate() {
+        by_key.entry(normalize_name(&d.name)).or_insert(i);
+    }
+    by_key
 }
 
 /// A VM size as the catalog knows it, or as written when it does not.
@@ -403,17 +441,31 @@ fn resolve_vm(p: &Parsed<'_>, spec: &VmSpec, catalog: &Catalog) -> Result<Vm, To
     })
 }
 
+/// The least a cap may be: a figure below it is a typo or an attack, and a cap of
+/// (nearly) zero makes every share of it infinite. Sizes in GiB may also be 0 (no temp
+/// disk, no cache).
+fn least_figure(key: &str) -> (f64, &'static str) {
+    if key.ends_with("iops") {
+        (1.0, "1 IOPS")
+    } else if key.ends_with("mbps") {
+        (0.001, "0.001 MB/s")
+    } else {
+        (0.001, "0.001 GiB (or 0)")
+    }
+}
+
 fn check_figure(p: &Parsed<'_>, path: &[Seg<'_>], key: &str, x: f64) -> Result<(), TopologyError> {
-    if x.is_finite() && x >= 0.0 {
+    let (least, shown) = least_figure(key);
+    let zero_allowed = key.ends_with("gib");
+    if x.is_finite() && (x >= least || (zero_allowed && x == 0.0)) {
         return Ok(());
     }
-    Err(p.error(
-        path,
-        ErrorKind::Invalid {
-            message: format!("`{key}` must be a figure of 0 or more"),
-            help: None,
-        },
-    ))
+    let message = if x.is_finite() && x >= 0.0 {
+        format!("`{key}` = {x} is below the least sane figure, {shown}")
+    } else {
+        format!("`{key}` must be a figure of at least {shown}")
+    };
+    Err(p.error(path, ErrorKind::Invalid { message, help: None }))
 }
 
 fn resolve_disk(
@@ -534,6 +586,11 @@ fn warn(
     TopologyWarning { code, subject: subject.to_owned(), message, fix: fix.into() }
 }
 
+/// Members of pools without a `[[disk]]` entry named one by one (each with the closest
+/// disk name, a search among all disks), in all; past them, one warning per pool counts
+/// the rest.
+const NAMED_UNDESCRIBED: usize = 16;
+
 /// The checks worth telling a user about.
 pub(crate) fn validate(t: &Topology) -> Vec<TopologyWarning> {
     let mut w = Vec::new();
@@ -651,27 +708,44 @@ pub(crate) fn validate(t: &Topology) -> Vec<TopologyWarning> {
             }
         }
     }
+    let mut named = 0;
     for pool in &t.pools {
-        for (name, member) in pool.disks.iter().zip(&pool.members) {
-            if member.is_none() {
-                // Numbers are not typos: `disk4` is not a misspelt `disk2`.
-                let digits = |s: &str| s.chars().filter(char::is_ascii_digit).collect::<String>();
-                let hint = did_you_mean(name, t.disks.iter().map(|d| d.name.as_str()))
-                    .filter(|s| digits(s) == digits(name))
-                    .map(|s| format!("did you mean \"{s}\"? or add "))
-                    .unwrap_or_else(|| "add ".to_owned());
-                w.push(warn(
-                    "pool-member-undescribed",
-                    &pool.name,
-                    format!(
-                        "member \"{name}\" has no [[disk]] entry, so the pool's limits are unknown"
-                    ),
-                    format!("{hint}[[disk]] name = \"{name}\" with its sku"),
-                ));
-            }
+        let undescribed = pool.members.iter().filter(|m| m.is_none()).count();
+        let to_name = undescribed.min(NAMED_UNDESCRIBED - named);
+        named += to_name;
+        for (name, _) in
+            pool.disks.iter().zip(&pool.members).filter(|(_, m)| m.is_none()).take(to_name)
+        {
+            // Numbers are not typos: `disk4` is not a misspelt `disk2`.
+            let digits = |s: &str| s.chars().filter(char::is_ascii_digit).collect::<String>();
+            let hint = did_you_mean(name, t.disks.iter().map(|d| d.name.as_str()))
+                .filter(|s| digits(s) == digits(name))
+                .map(|s| format!("did you mean \"{s}\"? or add "))
+                .unwrap_or_else(|| "add ".to_owned());
+            w.push(warn(
+                "pool-member-undescribed",
+                &pool.name,
+                format!(
+                    "member \"{name}\" has no [[disk]] entry, so the pool's limits are unknown"
+                ),
+                format!("{hint}[[disk]] name = \"{name}\" with its sku"),
+            ));
         }
-        for (j, name) in pool.disks.iter().enumerate() {
-            if pool.disks[..j].iter().any(|n| normalize_name(n) == normalize_name(name)) {
+        if undescribed > to_name {
+            w.push(warn(
+                "pool-member-undescribed",
+                &pool.name,
+                format!(
+                    "{} {}members have no [[disk]] entry, so the pool's limits are unknown",
+                    undescribed - to_name,
+                    if to_name > 0 { "more " } else { "" }
+                ),
+                "add a [[disk]] entry with its sku for each member disk",
+            ));
+        }
+        let mut listed = HashSet::with_capacity(pool.disks.len());
+        for name in &pool.disks {
+            if !listed.insert(normalize_name(name)) {
                 w.push(warn(
                     "pool-member-twice",
                     &pool.name,

@@ -276,6 +276,7 @@ impl Reader<'_> {
                 self.meta.target_index(&target_name, TargetKind::Platform, host.as_deref());
             let Some(points) = ts.get("data").and_then(Value::as_array) else { continue };
             for (k, p) in points.iter().enumerate() {
+                advisor_model::work::checkpoint_every(k);
                 let ppath = format!("{tpath}.data[{k}]");
                 let Some(stamp) = p.get("timeStamp").and_then(Value::as_str) else {
                     return Err(self.invalid(

@@ -211,3 +211,42 @@ fn the_manifest_says_where_the_metadata_came_from_and_whether_it_was_asked() {
     let written = serde_json::to_string(&old).unwrap();
     assert_eq!(written, r#"{"answered":false,"reason":"no answer"}"#);
 }
+
+#[test]
+fn an_entry_that_will_be_ignored_is_passed_over_unheld_and_what_is_held_is_charged() {
+    use std::sync::Arc;
+
+    use advisor_model::work::{Limits as WorkLimits, MemoryBudget, Stop, Work};
+
+    // 4 MiB of binary data beside a small iostat capture, within a 1 MiB budget: the
+    // binary entry is streamed past (it would not fit), the capture is read.
+    let junk: Vec<u8> =
+        (0..4u32 << 20).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    let iostat = b"Linux 5.15.0 (vm) \t07/01/2024 \t_x86_64_\t(4 CPU)\n\n";
+    let t = tgz(&[("junk.bin", FILE, &junk), ("iostat.txt", FILE, iostat)]);
+    let budget = Arc::new(MemoryBudget::new(1 << 20));
+    let work = Work::new(Some(budget.clone()), WorkLimits::NONE);
+    let opened = work.run(|| open_archive_with("b.tgz", &t, &Limits::default(), &worth_reading));
+    let Ok(Ok(entries)) = opened else { panic!("{opened:?}") };
+    assert!(
+        matches!(&entries[0], Entry::Skipped { path, .. } if path == "junk.bin"),
+        "{entries:?}"
+    );
+    assert!(matches!(&entries[1], Entry::Read(m) if m.path == "iostat.txt"), "{entries:?}");
+    assert_eq!(work.charged(), iostat.len() as u64, "only the capture is held");
+    drop((entries, work));
+    assert_eq!(budget.in_use(), 0, "the work's bytes come back when it ends");
+
+    // A capture larger than the budget stops the work, and nothing stays charged.
+    let mut big = b"Linux 5.15.0 (vm) \t07/01/2024 \t_x86_64_\t(4 CPU)\n\n".to_vec();
+    while big.len() < 2 << 20 {
+        big.extend_from_slice(b"Device  r/s  w/s\nsdc  1.00  2.00\n\n");
+    }
+    let t = tgz(&[("iostat.txt", FILE, &big)]);
+    let work = Work::new(Some(budget.clone()), WorkLimits::NONE);
+    let opened = work.run(|| open_archive_with("b.tgz", &t, &Limits::default(), &worth_reading));
+    let Err(Stop::OverBudget(over)) = opened else { panic!("{opened:?}") };
+    assert!(over.alone_too_large(), "{over}");
+    drop(work);
+    assert_eq!(budget.in_use(), 0);
+}

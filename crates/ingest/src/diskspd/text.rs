@@ -558,6 +558,7 @@ pub(super) fn read(file: &str, text: &str) -> Result<RawCapture, IngestError> {
     let mut first_input: Option<usize> = None;
     let mut i = 0;
     while let Some(line) = lines.get(i) {
+        advisor_model::work::checkpoint_every(i);
         let t = line.trim();
         if let Some(rest) = t.strip_prefix("Command Line:") {
             cmd = Some(parse_cmd(rest));

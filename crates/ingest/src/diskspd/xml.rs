@@ -155,7 +155,8 @@ fn parse_tree(file: &str, text: &str, meta: &mut CaptureMeta) -> Result<Node, In
     let mut reader = Reader::from_str(&repaired);
     let mut stack: Vec<Node> = Vec::new();
     let mut root: Option<Node> = None;
-    loop {
+    for n in 0usize.. {
+        advisor_model::work::checkpoint_every(n);
         let pos = reader.buffer_position();
         let event = match reader.read_event() {
             Ok(e) => e,

@@ -101,6 +101,7 @@ impl<'de> Visitor<'de> for NodeVisitor {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node, A::Error> {
         let mut out = Vec::new();
         while let Some(v) = seq.next_element::<Node>()? {
+            advisor_model::work::checkpoint_every(out.len());
             out.push(v);
         }
         Ok(Node::Arr(out))

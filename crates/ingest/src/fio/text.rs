@@ -22,6 +22,7 @@ pub(super) fn outside_lines<'a>(
         let Some(seg) = text.get(a..b) else { continue };
         let first = json::line_of(text, a);
         for (n, line) in seg.lines().enumerate() {
+            advisor_model::work::checkpoint_every(n);
             let line = line.trim();
             if !line.is_empty() {
                 out.push((first + n as u64, line));

@@ -52,7 +52,8 @@ pub(crate) fn read(file: &str, text: &str) -> Result<RawCapture, IngestError> {
     let mut runs = 0;
     let mut stream = |host: Option<&str>, lines: &mut dyn Iterator<Item = Line<'_>>| {
         let mut p = StreamParser::new(host, order);
-        for line in lines {
+        for (i, line) in lines.enumerate() {
+            advisor_model::work::checkpoint_every(i);
             p.line(&line, &mut meta, &mut asm);
         }
         p.finish(&mut meta, &mut asm);

@@ -167,6 +167,7 @@ pub fn read_header_with(
 
     let separator = header::detect_separator(header_line);
     let headers = header::split_cells(header_line, separator);
+    advisor_model::work::within("columns", headers.len(), advisor_model::work::limits().columns);
     if headers.len() < 2 {
         return Err(IngestError::invalid(
             file,

@@ -197,6 +197,7 @@ pub(crate) fn read_csv(file: &str, text: &str) -> Result<RawCapture, IngestError
     let mut sec = Sec::Other;
     let mut utc = true;
     for (i, line) in text.lines().enumerate() {
+        advisor_model::work::checkpoint_every(i);
         let no = i as u64 + 1;
         let line = line.trim_end_matches('\r');
         if let Some(head) = line.strip_prefix("# ") {
@@ -362,7 +363,8 @@ pub(crate) fn read_xml(file: &str, text: &str) -> Result<RawCapture, IngestError
     let mut utc = true;
     let mut depth = 0usize;
     let mut closed = false;
-    loop {
+    for n in 0usize.. {
+        advisor_model::work::checkpoint_every(n);
         let pos = reader.buffer_position();
         let event = match reader.read_event() {
             Ok(e) => e,

@@ -165,6 +165,7 @@ pub(crate) fn read(file: &str, text: &str) -> Result<RawCapture, IngestError> {
     let mut report_time: Option<NaiveTime> = None;
     let mut same_time = true;
     for (i, line) in text.lines().enumerate() {
+        advisor_model::work::checkpoint_every(i);
         let no = i as u64 + 1;
         if let Some((h, d)) = banner(line) {
             if let Some(h) = &h {

@@ -155,9 +155,36 @@ pub struct Facts {
     pub cpus: Option<u32>,
     /// The catalog's caps, for ceilings read from the data; `None` without a catalog.
     pub catalog: Option<Arc<CatalogCaps>>,
+    /// Per disk (as `disks`): the first pool it is a member of (index into `pools`), so
+    /// that a disk's pool is looked up, not searched among every pool's members (a search
+    /// per disk grows with the square of a pool's size). [`Facts::index_pools`] fills it;
+    /// while it does not cover every disk, [`Facts::pool_of`] searches.
+    pub pool_of_disk: Vec<Option<usize>>,
 }
 
 impl Facts {
+    /// Fills [`Facts::pool_of_disk`] from the pools' members.
+    pub fn index_pools(&mut self) {
+        let mut of = vec![None; self.disks.len()];
+        for (pi, p) in self.pools.iter().enumerate() {
+            for &d in &p.members {
+                if let Some(slot) = of.get_mut(d) {
+                    slot.get_or_insert(pi);
+                }
+            }
+        }
+        self.pool_of_disk = of;
+    }
+
+    /// The first pool disk `d` is a member of, and its index.
+    pub fn pool_of(&self, d: usize) -> Option<(usize, &PoolInfo)> {
+        if self.pool_of_disk.len() == self.disks.len() {
+            let pi = (*self.pool_of_disk.get(d)?)?;
+            return self.pools.get(pi).map(|p| (pi, p));
+        }
+        self.pools.iter().enumerate().find(|(_, p)| p.members.contains(&d))
+    }
+
     /// Adds a target named `name` of `kind` to capture 0 (file `test`), and returns its id:
     /// for tests and callers without captures.
     pub fn add_target(&mut self, name: &str, kind: TargetKind) -> TargetId {

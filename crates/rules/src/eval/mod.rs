@@ -586,8 +586,7 @@ impl<'a> Evaluation<'a> {
         if !disk.targets.is_empty() {
             return None;
         }
-        let (pi, pool) =
-            self.facts.pools.iter().enumerate().find(|(_, p)| p.members.contains(&d))?;
+        let (pi, pool) = self.facts.pool_of(d)?;
         if pool.targets.is_empty() || pool.members.is_empty() {
             return None;
         }

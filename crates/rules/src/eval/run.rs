@@ -180,16 +180,37 @@ pub fn evaluate<'r>(
     let cache = &SeriesCache::default();
     let by_id: HashMap<&str, &CheckedRule> = rules.iter().map(|r| (r.id.as_str(), *r)).collect();
     let explains = |id: &str| by_id.get(id).map_or(&[][..], |r| r.explains.as_slice());
+    let disks = DisksByName::new(facts);
+    // A finding about the VM explains findings about any subject; one about a disk or a
+    // target, those about the same subject or the same disk.
+    let reach = |f: &Finding| {
+        let everywhere = by_id.get(f.rule.as_str()).is_some_and(|r| r.scope == Scope::Vm);
+        let mut keys = vec![Near::Subject(f.subject.clone())];
+        keys.extend(disks.named(&f.subject).map(Near::Disk));
+        crate::stories::Reach { everywhere, keys }
+    };
+    // The element each `explains ... where` rule's findings are about, by subject name.
+    let mut elements: HashMap<Scope, HashMap<String, Element>> = HashMap::new();
+    for rule in rules.iter().filter(|r| r.explains_where.is_some() && r.scope != Scope::Vm) {
+        elements.entry(rule.scope).or_insert_with(|| {
+            let mut named = HashMap::new();
+            for e in subjects(rule.scope, facts).ok().into_iter().flatten().flatten() {
+                let name = Evaluation::new(rule, (facts, series), None, cache).elem_name(e);
+                named.entry(name).or_insert(e);
+            }
+            named
+        });
+    }
     // `explains ... where COND`: in a `vm` rule, for the disk the effect is about (an
     // effect about no disk always fits); else for the cause's own subject.
     let fits = |cause: &Finding, effect: &Finding| {
         let Some(rule) = by_id.get(cause.rule.as_str()) else { return false };
-        let effect_disk = disk_named(facts, &effect.subject);
+        let effect_disk = disks.named(&effect.subject);
         // A cause about a disk or target explains findings about the same disk only (a
         // disk's finding and its capture target's are about the same disk).
         if rule.scope != Scope::Vm
             && cause.subject != effect.subject
-            && (effect_disk.is_none() || effect_disk != disk_named(facts, &cause.subject))
+            && (effect_disk.is_none() || effect_disk != disks.named(&cause.subject))
         {
             return false;
         }
@@ -199,19 +220,58 @@ pub fn evaluate<'r>(
             let Some(d) = effect_disk else { return true };
             Some(d)
         } else {
-            subjects(rule.scope, facts).ok().and_then(|subs| {
-                subs.into_iter().flatten().find(|e| {
-                    Evaluation::new(rule, (facts, series), None, cache).elem_name(*e)
-                        == cause.subject
-                })
-            })
+            elements.get(&rule.scope).and_then(|named| named.get(&cause.subject)).copied()
         };
         let Some(element) = element else { return false };
         let mut env = Evaluation::new(rule, (facts, series), Some(element), cache);
         matches!(env.eval(cond), Ok(Value::Bool(true)))
     };
-    crate::stories::link(&mut out.findings, explains, fits);
+    crate::stories::link(&mut out.findings, explains, reach, fits);
     out
+}
+
+/// What a finding is about, as the stories relate findings: its subject's name, or the
+/// topology disk it names.
+#[derive(Debug, PartialEq, Eq, Hash)]
+enum Near {
+    Subject(String),
+    Disk(Element),
+}
+
+/// The topology disk each name stands for: a database file on it, a disk's own name, or the
+/// name of a capture target matched to it (the first disk that has the name, as a search in
+/// disk order finds it). Made once, so that each finding's disk is looked up, not searched.
+struct DisksByName<'f> {
+    by_name: HashMap<&'f str, Element>,
+}
+
+impl<'f> DisksByName<'f> {
+    fn new(facts: &'f Facts) -> Self {
+        let names: HashMap<TargetId, Vec<&str>> =
+            facts.targets.iter().fold(HashMap::new(), |mut m, t| {
+                m.entry(t.id).or_default().push(t.name.as_str());
+                m
+            });
+        let mut by_name = HashMap::new();
+        for f in &facts.files {
+            if let Some(d) = f.disk {
+                by_name.entry(f.name.as_str()).or_insert(Element::Disk(d));
+            }
+        }
+        for (i, d) in facts.disks.iter().enumerate() {
+            by_name.entry(d.limits.name.as_str()).or_insert(Element::Disk(i));
+            for name in d.targets.iter().filter_map(|t| names.get(t)).flatten() {
+                by_name.entry(*name).or_insert(Element::Disk(i));
+            }
+        }
+        DisksByName { by_name }
+    }
+
+    /// The topology disk a finding's subject names: the disk itself, a capture target
+    /// matched to it, or a database file on it.
+    fn named(&self, subject: &str) -> Option<Element> {
+        self.by_name.get(subject).copied()
+    }
 }
 
 /// Counts a group as having brought its values when dropped (after its items, or as a
@@ -291,24 +351,6 @@ fn holding_order(mut pairs: Vec<(usize, usize)>, metrics: &[Vec<Metric>]) -> Vec
         out.push((r, j));
     }
     out
-}
-
-/// The topology disk a finding's subject names: the disk itself, a capture target
-/// matched to it, or a database file on it.
-fn disk_named(facts: &Facts, subject: &str) -> Option<Element> {
-    if let Some(f) = facts.files.iter().find(|f| f.name == subject) {
-        return f.disk.map(Element::Disk);
-    }
-    facts
-        .disks
-        .iter()
-        .position(|d| {
-            d.limits.name == subject
-                || d.targets
-                    .iter()
-                    .any(|t| facts.targets.iter().any(|x| x.id == *t && x.name == subject))
-        })
-        .map(Element::Disk)
 }
 
 pub(super) fn sort(o: &mut Outcome) {

@@ -468,6 +468,7 @@ impl<'de> Visitor<'de> for Statistics<'_, 'de> {
         let mut at = self.at;
         let mut reports = 0;
         while let Some(object) = seq.next_element_seed(Stat { w: &mut *self.w, at })? {
+            advisor_model::work::checkpoint_every(at.stat);
             reports += usize::from(object);
             at.stat += 1;
         }
