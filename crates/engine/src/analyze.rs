@@ -151,10 +151,13 @@ fn input_summary(c: &Capture) -> InputSummary {
     // A source without a clock has offsets, not times, to show.
     let range = c.time_range().filter(|_| !c.meta.relative_time);
     InputSummary {
-        file: c.file.clone(),
+        file: advisor_model::bounded(&c.file).into_owned(),
         format: c.format().id().to_owned(),
         version: c.meta.version.clone(),
-        host: (!c.meta.hosts.is_empty()).then(|| c.meta.hosts.join(", ")),
+        host: (!c.meta.hosts.is_empty()).then(|| {
+            let hosts: Vec<_> = c.meta.hosts.iter().map(|h| advisor_model::bounded(h)).collect();
+            hosts.join(", ")
+        }),
         start: range.map(|r| fmt_time(r.0)),
         end: range.map(|r| fmt_time(r.1)),
         samples: c.samples() as u64,

@@ -107,8 +107,9 @@ impl BundleSummary {
     /// The report's inputs for what is not a capture: the manifest, the documents read by
     /// the topology, the files not read.
     pub fn listed(&self) -> Vec<InputSummary> {
+        // A path inside an archive may be as long as the archive allows: echoed bounded.
         let entry = |file: &str, format: &str, reason: Option<String>| InputSummary {
-            file: file.to_owned(),
+            file: advisor_model::bounded(file).into_owned(),
             format: format.to_owned(),
             version: None,
             host: None,

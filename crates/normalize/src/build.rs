@@ -8,7 +8,7 @@
 
 use advisor_ingest::decode::Decoding;
 use advisor_ingest::{IngestError, Read, Reading};
-use advisor_model::{CaptureMeta, Format, RawCapture};
+use advisor_model::{CaptureMeta, Format, RawCapture, Warning};
 use polars::prelude::*;
 
 use crate::capture::Capture;
@@ -85,6 +85,7 @@ fn finish(
     since_boot: Option<DataFrame>,
 ) -> Result<Capture, IngestError> {
     decoding.annotate(&mut meta);
+    bound_names(&mut meta);
     let benchmark = format.is_benchmark();
     let (mut frame, index) =
         stacked(frame, meta.targets.len(), benchmark, finite).map_err(|e| polars_error(file, e))?;
@@ -96,6 +97,38 @@ fn finish(
         None => None,
     };
     Ok(Capture { file: file.to_owned(), meta, frame, since_boot, index })
+}
+
+/// Target and host names as a report echoes them: at most [`advisor_model::MAX_ECHO`]
+/// characters (a capture whose instance name is a megabyte must not make every table and
+/// chart of the report carry it). Targets are told apart by their index, not their name, so
+/// the data stays whole; a warning says how many names were shortened.
+fn bound_names(meta: &mut CaptureMeta) {
+    let mut cut = 0u64;
+    for t in &mut meta.targets {
+        if let std::borrow::Cow::Owned(b) = advisor_model::bounded(&t.name) {
+            t.name = b;
+            cut += 1;
+        }
+        if let Some(h) = &mut t.host
+            && let std::borrow::Cow::Owned(b) = advisor_model::bounded(h)
+        {
+            *h = b;
+            cut += 1;
+        }
+    }
+    if cut > 0 {
+        let mut w = Warning::new(
+            format!(
+                "names longer than {} characters are shown as their first {} and an ellipsis",
+                advisor_model::MAX_ECHO,
+                advisor_model::MAX_ECHO - 1
+            ),
+            None,
+        );
+        w.count = cut;
+        meta.warnings.push(w);
+    }
 }
 
 /// The frame stacked by target, each target's rows in time order (a missing time first),

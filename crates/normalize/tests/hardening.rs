@@ -102,3 +102,27 @@ fn impossible_values_in_several_columns_are_counted_and_the_rows_kept() {
     assert!(w.message.contains("in 2 columns, the first named here"), "{w}");
     assert_eq!(w.count, 3);
 }
+
+/// A megabyte-long instance name (and host name) is kept as its first 254 characters and an
+/// ellipsis, with a warning; its values stay the disk's.
+#[test]
+fn a_megabyte_long_name_is_echoed_bounded() {
+    let long = "d".repeat(1 << 20);
+    let host = "h".repeat(300);
+    let text = format!(
+        "\"(PDH-CSV 4.0) (UTC)(0)\",\"\\\\{host}\\PhysicalDisk(1 {long})\\Disk Reads/sec\",\"\\\\{host}\\PhysicalDisk(0 C:)\\Disk Reads/sec\"\r\n\"01/01/2024 00:00:00.000\",\"7\",\"1\"\r\n\"01/01/2024 00:00:01.000\",\"9\",\"2\"\r\n"
+    );
+    let c = read(&text);
+    let names: Vec<usize> = c.meta.targets.iter().map(|t| t.name.chars().count()).collect();
+    assert!(names.iter().all(|n| *n <= 255), "{names:?}");
+    let cut = c.meta.targets.iter().find(|t| t.name.ends_with('…')).expect("the long name");
+    assert_eq!(cut.name.chars().count(), 255);
+    assert!(cut.name.contains("ddd"), "{}", &cut.name[..40]);
+    for t in &c.meta.targets {
+        if let Some(h) = &t.host {
+            assert!(h.chars().count() <= 255, "host of {} chars", h.chars().count());
+        }
+    }
+    let w = warning(&c, "longer than 255 characters");
+    assert!(w.count >= 2, "{w:?}");
+}
