@@ -380,6 +380,14 @@ fn note(code: &'static str, subject: &str, message: String, fix: &str) -> Topolo
     TopologyWarning { code, subject: subject.to_owned(), message, fix: fix.to_owned() }
 }
 
+/// `persistent volume a is` / `persistent volumes a, b are`.
+fn volumes(names: &[String]) -> String {
+    match names {
+        [one] => format!("persistent volume {one} is"),
+        _ => format!("persistent volumes {} are", names.join(", ")),
+    }
+}
+
 /// The last segment of a disk's resource id: its name.
 fn disk_name(id: &str) -> &str {
     id.trim_end_matches('/').rsplit('/').next().unwrap_or(id)
@@ -563,9 +571,12 @@ pub(crate) fn resolve(all: &[Facts]) -> (Vec<Facts>, Vec<TopologyWarning>) {
             "volume-elsewhere",
             "vm",
             format!(
-                "persistent volumes {} are not attached to {}: left out",
-                elsewhere.join(", "),
-                node_name.as_deref().map_or_else(|| "a node the documents pick".to_owned(), |n| format!("node {n}"))
+                "{} not attached to {}: left out",
+                volumes(&elsewhere),
+                node_name.as_deref().map_or_else(
+                    || "a node the documents pick".to_owned(),
+                    |n| format!("node {n}")
+                )
             ),
             "nothing to do if they belong to other nodes",
         ));
@@ -575,8 +586,8 @@ pub(crate) fn resolve(all: &[Facts]) -> (Vec<Facts>, Vec<TopologyWarning>) {
             "volume-not-disk",
             "vm",
             format!(
-                "persistent volumes {} are not Azure Disks ({CSI_DRIVER}): not disks of the VM",
-                other_drivers.join(", ")
+                "{} not on Azure Disks ({CSI_DRIVER}): not disks of the VM",
+                volumes(&other_drivers)
             ),
             "nothing to do: Azure Files and other network volumes have no disk caps on the VM",
         ));
@@ -630,9 +641,10 @@ fn disk_of(
     let claim = pvcs.iter().find(|c| {
         p.claim.as_deref() == Some(c.id.as_str()) || c.volume.as_deref() == Some(p.name.as_str())
     });
-    let size = p.capacity_gib.clone().or_else(|| {
-        claim.and_then(|c| c.capacity_gib.clone().or_else(|| c.requested_gib.clone()))
-    });
+    let size = p
+        .capacity_gib
+        .clone()
+        .or_else(|| claim.and_then(|c| c.capacity_gib.clone().or_else(|| c.requested_gib.clone())));
     let class = p
         .class
         .as_deref()
@@ -642,9 +654,8 @@ fn disk_of(
         p.attrs.get(names).or_else(|| class.and_then(|c| c.params.get(names))).cloned()
     };
     let at_attrs = Src { file: handle.src.file.clone(), path: p.at.path.clone() };
-    let sku = pick(&["skuname", "storageaccounttype"]).or_else(|| {
-        class.map(|c| assumed("StandardSSD_LRS", &c.at, "skuName"))
-    });
+    let sku = pick(&["skuname", "storageaccounttype"])
+        .or_else(|| class.map(|c| assumed("StandardSSD_LRS", &c.at, "skuName")));
     let v2_or_ultra = sku.as_ref().is_some_and(|s| {
         let t = s.v.to_ascii_lowercase();
         t.starts_with("premiumv2") || t.starts_with("ultrassd")

@@ -299,10 +299,9 @@ pub fn merge_documents(
     let origin = docs.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(" + ");
     // Kubernetes' objects join across documents (a volume, its claim, its class, the
     // node): they become a VM and its disks, merged after the VM documents, which win.
-    let (joined, mut notes) = aks::resolve(&all);
+    let (joined, notes) = aks::resolve(&all);
     all.extend(joined);
-    let (toml, merge_notes, sources) = merge::merge(&all, catalog)?;
-    notes.extend(merge_notes);
+    let (toml, notes, sources) = merge::merge(&all, catalog, notes)?;
     Ok(Merged { origin, kinds, toml, notes, sources })
 }
 
