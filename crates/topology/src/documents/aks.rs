@@ -654,8 +654,13 @@ fn disk_of(
         p.attrs.get(names).or_else(|| class.and_then(|c| c.params.get(names))).cloned()
     };
     let at_attrs = Src { file: handle.src.file.clone(), path: p.at.path.clone() };
-    let sku = pick(&["skuname", "storageaccounttype"])
-        .or_else(|| class.map(|c| assumed("StandardSSD_LRS", &c.at, "skuName")));
+    // The CSI driver's defaults; the in-tree plugin's were others, so they are not assumed.
+    let csi = eq(&p.driver, CSI_DRIVER);
+    let sku = pick(&["skuname", "storageaccounttype"]).or_else(|| {
+        class
+            .filter(|c| csi && eq(&c.provisioner, CSI_DRIVER))
+            .map(|c| assumed("StandardSSD_LRS", &c.at, "skuName"))
+    });
     let v2_or_ultra = sku.as_ref().is_some_and(|s| {
         let t = s.v.to_ascii_lowercase();
         t.starts_with("premiumv2") || t.starts_with("ultrassd")
@@ -667,7 +672,7 @@ fn disk_of(
         })
         .or_else(|| {
             let default = if v2_or_ultra { "None" } else { "ReadOnly" };
-            Some(assumed(default, &at_attrs, "cachingMode"))
+            csi.then(|| assumed(default, &at_attrs, "cachingMode"))
         });
     let number = |names: &[&str]| {
         pick(names).and_then(|f| f.v.trim().parse::<f64>().ok().map(|x| Fact { v: x, src: f.src }))
@@ -675,7 +680,10 @@ fn disk_of(
     let ultra = sku.as_ref().is_some_and(|s| s.v.to_ascii_lowercase().starts_with("ultrassd"));
     let mut iops = number(&["diskiopsreadwrite"]);
     let mut mbps = number(&["diskmbpsreadwrite"]);
-    if ultra && let Some(c) = class {
+    if ultra
+        && csi
+        && let Some(c) = class
+    {
         // The driver's documented defaults for an Ultra disk it creates.
         let default = |v: f64, what: &str| Fact {
             v,
