@@ -862,3 +862,27 @@ fn the_combined_list_of_two_nodes_says_it_cannot_pick_one() {
         ["pvc-5e6f2a39-8f0d-4c55-a0e1-7a1b2c3d4e52", "pvc-5e6f2a39-8f0d-4c55-a0e1-7a1b2c3d4e53"]
     );
 }
+
+/// Without the VolumeAttachments, the node's IMDS document (which the collector saves) gives
+/// the volume's LUN by the disk's name, and picks the node among several by its host name.
+#[test]
+fn an_aks_volume_takes_its_lun_from_the_nodes_imds_data_disks() {
+    let imds = r#"{"compute": {"vmSize": "Standard_D2s_v3", "osType": "Linux",
+        "osProfile": {"computerName": "aks-nodepool1-37663765-vmss000000"},
+        "storageProfile": {"dataDisks": [{"lun": "0", "name": "pvc-5e6f2a39-8f0d-4c55-a0e1-7a1b2c3d4e51",
+            "caching": "None", "diskSizeGB": "1024",
+            "managedDisk": {"id": "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/MC_rg-shop_aks-shop_westeurope/providers/Microsoft.Compute/disks/pvc-5e6f2a39-8f0d-4c55-a0e1-7a1b2c3d4e51",
+                "storageAccountType": "Premium_LRS"}}]}}}"#;
+    let mut d = docs(&["aks-combined-list", "aks-d2sv3-linux/disk-azure.txt"]);
+    d.insert(0, ("imds.json".to_owned(), imds.to_owned()));
+    let t = Topology::from_documents(&d, &catalog()).unwrap();
+    let c = codes(&t);
+    assert!(
+        !c.iter().any(|(code, _)| *code == "volume-not-joined" || *code == "aks-node-unknown"),
+        "{c:?}"
+    );
+    let sdc = t.disks.iter().find(|d| d.name == "sdc").unwrap();
+    assert_eq!((sdc.sku.as_deref(), sdc.lun), (Some("P30"), Some(0)));
+    // The volume's facts and the VM's agree: no conflict is said.
+    assert!(!c.iter().any(|(code, _)| *code == "source-conflict"), "{c:?}");
+}

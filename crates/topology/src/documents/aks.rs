@@ -728,3 +728,43 @@ fn disk_of(
         ..AzDisk::default()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::float_cmp)]
+
+    use super::*;
+
+    fn bytes(q: &str) -> Result<Option<f64>, String> {
+        let v = Value::String(q.to_owned());
+        let n = Node::root("q.json", "", &v);
+        quantity(&n).map(|f| f.map(|f| f.v)).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn quantities_read_as_kubernetes_writes_them() {
+        assert_eq!(bytes("10Gi").unwrap(), Some(10.0 * GIB));
+        assert_eq!(bytes("1.5Ti").unwrap(), Some(1.5 * 1024.0 * GIB));
+        assert_eq!(bytes("500G").unwrap(), Some(500e9));
+        assert_eq!(bytes("1e12").unwrap(), Some(1e12));
+        assert_eq!(bytes("1073741824").unwrap(), Some(GIB));
+        assert_eq!(bytes("").unwrap(), None);
+        for bad in ["1 TB", "-5Gi", "Gi", "10Gb", "1e99999", "1.2.3Gi"] {
+            assert!(bytes(bad).is_err(), "{bad}");
+        }
+        // 500 GB is 465.66 GiB: the driver's disk holds it in 466.
+        let v = Value::String("500G".to_owned());
+        assert_eq!(gib(Some(Node::root("q.json", "", &v))).unwrap().unwrap().v, 466.0);
+    }
+
+    #[test]
+    fn only_the_kinds_read_here_are_kubernetes_documents() {
+        let is = |s: &str| is_kubernetes(&serde_json::from_str(s).unwrap());
+        assert!(is(r#"{"apiVersion": "v1", "kind": "List", "items": []}"#));
+        assert!(is(r#"{"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachmentList"}"#));
+        assert!(is(r#"{"apiVersion": "v1", "kind": "Node"}"#));
+        assert!(!is(r#"{"apiVersion": "v1", "kind": "Pod"}"#));
+        assert!(!is(r#"{"apiVersion": "apps/v1", "kind": "DeploymentList"}"#));
+        assert!(!is(r#"{"kind": "Node"}"#));
+    }
+}
