@@ -708,10 +708,10 @@ fn disk_of(
             "perf-profile",
             &name.v,
             format!(
-                "{} asks the CSI driver's perfProfile {} ({}): the driver sets the device's queue settings in the guest itself; the disk's caps are the same",
+                "{} asks the CSI driver's perfProfile {} ({}): the driver tunes the block device's settings in the guest itself; the disk's caps are the same",
                 p.name, pp.v, pp.src
             ),
-            "nothing to do; compare the device's queue settings when latency differs from another node's",
+            "nothing to do; compare the device's settings (/sys/block/DEV/queue) when latency differs from another node's",
         ));
     }
     AzDisk {
