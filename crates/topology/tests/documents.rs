@@ -886,3 +886,22 @@ fn an_aks_volume_takes_its_lun_from_the_nodes_imds_data_disks() {
     // The volume's facts and the VM's agree: no conflict is said.
     assert!(!c.iter().any(|(code, _)| *code == "source-conflict"), "{c:?}");
 }
+
+/// A Premium SSD v2 volume takes its provisioned IOPS and MB/s from its class' parameters
+/// (carried in the volume's attributes), with no host caching.
+#[test]
+fn an_aks_premium_v2_volume_takes_its_provisioned_figures() {
+    let imds = r#"{"compute": {"vmSize": "Standard_D2s_v3", "osType": "Linux",
+        "osProfile": {"computerName": "aks-nodepool1-37663765-vmss000001"}}}"#;
+    let mut d = docs(&["aks-combined-list", "aks-d2sv3-linux/volumeattachment.json"]);
+    d.push(("imds.json".to_owned(), imds.to_owned()));
+    let t = Topology::from_documents(&d, &catalog()).unwrap();
+    // No guest map of that node: the disks are named by their LUNs, and said so.
+    let lun1 = t.disks.iter().find(|d| d.lun == Some(1)).unwrap();
+    assert_eq!(lun1.kind, Some(DiskKind::PremiumSsdV2));
+    assert_eq!((lun1.iops, lun1.mbps), (Some(4000.0), Some(1000.0)));
+    assert_eq!(format!("{:?}", lun1.cache), "None");
+    let lun0 = t.disks.iter().find(|d| d.lun == Some(0)).unwrap();
+    assert_eq!(lun0.sku.as_deref(), Some("P30"));
+    assert!(codes(&t).contains(&("unmapped-lun", "lun1")), "{:?}", codes(&t));
+}
