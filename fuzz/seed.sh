@@ -26,6 +26,7 @@ seed azure_monitor_json "$fx"/captures/azure-monitor-json/* "$fx"/invalid/azure-
 seed sql_file_stats "$fx"/captures/sql-file-stats/* "$fx"/invalid/sql-file-stats-*
 seed topology "$fx"/topologies/*.* "$fx"/topologies/invalid/* "$fx"/topologies/warnings/*
 seed topology_documents $(find "$fx/topologies/documents" -type f ! -name '*.md' ! -name '*.py')
+seed topology_kubernetes "$fx"/topologies/documents/aks-*/* "$fx"/topologies/documents/invalid/aks-*
 seed bundle "$fx"/bundles/*.zip "$fx"/bundles/*.tar.gz "$fx"/invalid/bundle-*
 seed rules $(find "$root/rules" "$root/crates/rules/tests" -name '*.rule')
 for t in "$here"/corpus/*; do

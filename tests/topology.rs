@@ -486,6 +486,35 @@ fn ds13_v2_as_imds_and_get_disk_gives_exactly_the_findings_of_its_toml() {
     assert!(rules.contains(&"temp-disk-with-cached-disks"), "{rules:?}");
 }
 
+const AKS: &str = "fixtures/topologies/documents/aks-d2sv3-linux";
+
+/// An AKS node's capture (iostat of sda and sdc) with the cluster's documents (the Node,
+/// its volumes, their claims and classes, the attachments) and the node's `/dev/disk/azure`
+/// listing is judged exactly as with the topology a person would write of the same facts.
+#[test]
+fn an_aks_node_with_its_kubernetes_documents_gives_exactly_the_findings_of_its_toml() {
+    let capture = "fixtures/scenarios/ds1-with-p30/iostat.txt";
+    let docs: Vec<String> = [
+        "node.json",
+        "pv.json",
+        "pvc.json",
+        "storageclass.json",
+        "volumeattachment.json",
+        "disk-azure.txt",
+    ]
+    .iter()
+    .map(|f| format!("{AKS}/{f}"))
+    .collect();
+    let docs: Vec<&str> = docs.iter().map(String::as_str).collect();
+    let from_toml = json_findings(capture, &["fixtures/topologies/aks_d2sv3_node.toml"]);
+    let from_docs = json_findings(capture, &docs);
+    assert_eq!(from_docs, from_toml);
+    let rules: Vec<&str> =
+        from_toml.0.as_array().unwrap().iter().filter_map(|f| f["rule"].as_str()).collect();
+    // A P30 (5,000 IOPS) behind a D2s_v3's 3,200 uncached IOPS.
+    assert!(rules.contains(&"vm-provisioned-exceeds-vm-cap"), "{rules:?}");
+}
+
 #[test]
 fn advisor_topology_output_fed_back_gives_the_same_findings() {
     let dir = std::env::temp_dir().join(format!("advisor-topology-rt-{}", std::process::id()));
@@ -498,9 +527,22 @@ fn advisor_topology_output_fed_back_gives_the_same_findings() {
         format!("{tier}/override.toml"),
     ];
     let tier_docs: Vec<&str> = tier_docs.iter().map(String::as_str).collect();
-    let cases: [(&str, String, Vec<&str>); 2] = [
+    let aks_docs: Vec<String> = [
+        "node.json",
+        "pv.json",
+        "pvc.json",
+        "storageclass.json",
+        "volumeattachment.json",
+        "disk-azure.txt",
+    ]
+    .iter()
+    .map(|f| format!("{AKS}/{f}"))
+    .collect();
+    let aks_docs: Vec<&str> = aks_docs.iter().map(String::as_str).collect();
+    let cases: [(&str, String, Vec<&str>); 3] = [
         ("ds13", format!("{DS13}/capture.csv"), DS13_DOCS.to_vec()),
         ("tier", "fixtures/captures/iostat-text/iostat_xt_1_10.txt".to_owned(), tier_docs),
+        ("aks", "fixtures/scenarios/ds1-with-p30/iostat.txt".to_owned(), aks_docs),
     ];
     for (name, capture, docs) in cases {
         let mut args = vec!["topology"];
@@ -558,6 +600,10 @@ fn bad_topology_documents_exit_2_naming_the_file() {
         ("imds-truncated.json", "imds-truncated.json:24:21: the JSON ends early"),
         ("unknown-kind.json", "unknown-kind.json: unknown kind of document"),
         ("imds-bad-lun.json", "imds-bad-lun.json:6:55: at $.storageProfile.dataDisks[0].lun"),
+        (
+            "aks-bad-quantity.json",
+            "aks-bad-quantity.json:28:32: at $.items[0].spec.capacity.storage: expected a storage quantity",
+        ),
     ] {
         let path = format!("fixtures/topologies/documents/invalid/{file}");
         let (code, out, err) = run(&["topology", &path]);

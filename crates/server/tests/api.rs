@@ -204,6 +204,35 @@ async fn analyze_answers_json_html_or_markdown() {
     assert!(md.starts_with("## Storage report: Standard_DS13_v2"), "{md}");
 }
 
+/// An AKS node's iostat with the cluster's documents as the topology files: the node's size
+/// and the volume's disk come from Kubernetes' JSON, the device from `/dev/disk/azure`.
+#[tokio::test]
+async fn analyze_accepts_an_aks_nodes_kubernetes_documents_as_topology() {
+    let app = default_app();
+    let capture = std::fs::read(repo().join("fixtures/scenarios/ds1-with-p30/iostat.txt")).unwrap();
+    let dir = repo().join("fixtures/topologies/documents/aks-d2sv3-linux");
+    let names = [
+        "node.json",
+        "pv.json",
+        "pvc.json",
+        "storageclass.json",
+        "volumeattachment.json",
+        "disk-azure.txt",
+    ];
+    let files: Vec<Vec<u8>> = names.iter().map(|n| std::fs::read(dir.join(n)).unwrap()).collect();
+    let mut parts: Vec<Part<'_>> = vec![("capture", Some("iostat.txt"), &capture)];
+    for (n, f) in names.iter().zip(&files) {
+        parts.push(("topology", Some(n), f));
+    }
+    let (s, _, body) = send(&app, post(&parts, Some("application/json"))).await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+    let report: Value = serde_json::from_str(&body).unwrap();
+    let rules: Vec<&str> =
+        report["findings"].as_array().unwrap().iter().filter_map(|f| f["rule"].as_str()).collect();
+    assert!(rules.contains(&"vm-provisioned-exceeds-vm-cap"), "{rules:?}");
+    assert!(body.contains("Standard_D2s_v3"), "{body}");
+}
+
 /// Azure Monitor metrics go through the same upload (the reader registry), alone or beside
 /// the guest capture of the same minutes, where the two agree in one finding.
 #[tokio::test]

@@ -73,6 +73,19 @@ fn every_document_kind_is_detected_by_content() {
     for (name, text) in docs(&["lsblk-variants"]) {
         assert_eq!(detect_kind(&name, &text).unwrap(), DocumentKind::Lsblk, "{name}");
     }
+    for (name, text) in docs(&["aks-d2sv3-linux", "aks-combined-list"]) {
+        let want = if name.ends_with(".txt") {
+            DocumentKind::AzureScsiLinks
+        } else {
+            DocumentKind::Kubernetes
+        };
+        assert_eq!(detect_kind(&name, &text).unwrap(), want, "{name}");
+    }
+    // A Kubernetes object alone, or a typed list whose items carry no kind.
+    let (_, node) = docs(&["aks-d2sv3-linux/node.json"]).remove(0);
+    assert_eq!(detect_kind("node", &node).unwrap(), DocumentKind::Kubernetes);
+    let typed = r#"{"apiVersion": "v1", "kind": "PersistentVolumeList", "items": []}"#;
+    assert_eq!(detect_kind("pvs", typed).unwrap(), DocumentKind::Kubernetes);
     // The name does not decide: an IMDS document saved as .txt is still IMDS.
     let (_, text) = docs(&["ds13v2-windows/imds.json"]).remove(0);
     assert_eq!(detect_kind("imds.txt", &text).unwrap(), DocumentKind::Imds);
@@ -395,6 +408,9 @@ fn the_printed_toml_round_trips() {
         &["l8s-v3-linux"],
         &["lsblk-variants/util-linux-2.38-all-columns.json"],
         &["lsblk-variants/util-linux-2.32-strings.json"],
+        &["aks-d2sv3-linux"],
+        &["aks-combined-list"],
+        &["aks-combined-list", "aks-d2sv3-linux/disk-azure.txt"],
     ] {
         let d = docs(set);
         let merged = merge_documents(&d, &catalog()).unwrap();
@@ -423,6 +439,8 @@ fn what_advisor_topology_prints() {
         ("d16alds_v6_links", &["d16alds-v6-linux"]),
         ("l8s_v3_links_and_lsblk", &["l8s-v3-linux"]),
         ("lsblk_all_columns", &["lsblk-variants/util-linux-2.38-all-columns.json"]),
+        ("aks_d2sv3_linux", &["aks-d2sv3-linux"]),
+        ("aks_combined_list", &["aks-combined-list"]),
     ] {
         let merged = merge_documents(&docs(set), &catalog()).unwrap();
         insta::assert_snapshot!(format!("merged_{name}"), merged.toml);
@@ -465,6 +483,13 @@ fn odd_input_never_panics() {
         "/dev/disk/azure:\nos -> \nlun -> x\n/dev/disk/azure/data/by-lun:\n99999999999 -> ../sda",
         "{\"vmSize\": \"\", \"osType\": \"Linux\"}",
         "{\"vmSize\": \"Standard_\\\"odd,name\", \"osType\": \"Linux\"}",
+        "{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": 3}",
+        "{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [7, null]}",
+        "{\"apiVersion\": \"v1\", \"kind\": \"PersistentVolume\"}",
+        "{\"apiVersion\": \"v1\", \"kind\": \"PersistentVolume\", \"metadata\": {\"name\": \"p\"}, \"spec\": {\"capacity\": {\"storage\": \"9e99999Gi\"}}}",
+        "{\"apiVersion\": \"v1\", \"kind\": \"PersistentVolume\", \"metadata\": {\"name\": \"p\"}, \"spec\": {\"capacity\": {\"storage\": \"1e400\"}, \"csi\": {\"driver\": \"disk.csi.azure.com\", \"volumeHandle\": \"/\", \"volumeAttributes\": [1]}}}",
+        "{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {\"name\": \"n\", \"labels\": {\"node.kubernetes.io/instance-type\": {}}}}",
+        "{\"apiVersion\": \"v1\", \"kind\": \"VolumeAttachment\", \"metadata\": {\"name\": \"v\"}, \"status\": {\"attached\": \"yes\", \"attachmentMetadata\": {\"LUN\": \"-1\"}}}",
     ] {
         let _ = Topology::from_documents(&[("x".to_owned(), text.to_owned())], &catalog());
         let _ = merge_documents(
@@ -484,6 +509,7 @@ fn every_fixture_cut_short_is_an_error_or_a_topology_never_a_panic() {
         "nd96isr-h100-v5-linux",
         "d16alds-v6-linux",
         "l8s-v3-linux",
+        "aks-d2sv3-linux",
     ] {
         for (name, text) in docs(&[set]) {
             let mut cut = 0;
@@ -742,4 +768,140 @@ mod lsblk_shapes {
         assert_eq!(human(643_072, false), "628K");
         assert_eq!(human(0, false), "0B");
     }
+}
+
+/// An AKS node from Kubernetes' own documents: the VM size and the OS disk's type from the
+/// Node's labels, the volume's disk from its PersistentVolume and StorageClass, its LUN from
+/// the VolumeAttachment, its device from the node's `/dev/disk/azure` listing.
+#[test]
+fn aks_volumes_join_the_guest_by_the_volume_attachments_lun() {
+    let t = topology(&["aks-d2sv3-linux"]);
+    let vm = t.vm.as_ref().unwrap();
+    assert_eq!(vm.size.name, "Standard_D2s_v3");
+    assert_eq!(vm.temp_disk.as_deref(), Some("sdb"));
+    let sdc = t.disks.iter().find(|d| d.name == "sdc").unwrap();
+    // 1024Gi of Premium_LRS is a P30; the class asks no host caching.
+    assert_eq!(sdc.sku.as_deref(), Some("P30"));
+    assert_eq!(sdc.lun, Some(0));
+    assert_eq!(format!("{:?}", sdc.cache), "None");
+    let sda = t.disks.iter().find(|d| d.name == "sda").unwrap();
+    assert_eq!(sda.role, Role::Os);
+    assert_eq!(t.disks.len(), 2, "{:?}", t.disks);
+    let c = codes(&t);
+    // The volumes of the other node, the Azure Files volume, the class' perfProfile, and
+    // the OS disk whose type the labels give but whose size no document does.
+    for want in [
+        ("volume-elsewhere", "vm"),
+        ("volume-not-disk", "vm"),
+        ("perf-profile", "pvc-5e6f2a39-8f0d-4c55-a0e1-7a1b2c3d4e51"),
+        ("sku-unknown", "sda"),
+    ] {
+        assert!(c.contains(&want), "{want:?} not in {c:?}");
+    }
+    let elsewhere = t.warnings.iter().find(|w| w.code == "volume-elsewhere").unwrap();
+    assert!(
+        elsewhere.message.contains("pvc-5e6f2a39-8f0d-4c55-a0e1-7a1b2c3d4e52"),
+        "{elsewhere:?}"
+    );
+    assert!(
+        !elsewhere.message.contains("pvc-5e6f2a39-8f0d-4c55-a0e1-7a1b2c3d4e51"),
+        "{elsewhere:?}"
+    );
+    // Each fact keeps its document and JSON path.
+    let src = |key: &str| t.sources.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+    assert_eq!(
+        src("vm.size"),
+        Some("aks-d2sv3-linux/node.json: $.metadata.labels[\"node.kubernetes.io/instance-type\"]")
+    );
+}
+
+#[test]
+fn an_aks_volume_without_its_lun_is_said_not_joined() {
+    let t = topology(&[
+        "aks-d2sv3-linux/node.json",
+        "aks-d2sv3-linux/pv.json",
+        "aks-d2sv3-linux/pvc.json",
+        "aks-d2sv3-linux/storageclass.json",
+        "aks-d2sv3-linux/disk-azure.txt",
+    ]);
+    let c = codes(&t);
+    assert!(
+        c.contains(&("volume-not-joined", "pvc-5e6f2a39-8f0d-4c55-a0e1-7a1b2c3d4e51")),
+        "{c:?}"
+    );
+    // The device is there, but nothing says which disk it is.
+    let sdc = t.disks.iter().find(|d| d.name == "sdc").unwrap();
+    assert!(sdc.sku.is_none(), "{sdc:?}");
+    assert!(c.contains(&("unexplained-disk", "sdc")), "{c:?}");
+}
+
+#[test]
+fn the_combined_list_of_two_nodes_says_it_cannot_pick_one() {
+    let t = topology(&["aks-combined-list"]);
+    let c = codes(&t);
+    assert!(c.contains(&("aks-node-unknown", "vm")), "{c:?}");
+    assert!(t.vm.is_none());
+    // The node's host name (IMDS osProfile.computerName) picks it.
+    let imds = r#"{"compute": {"vmSize": "Standard_D2s_v3", "osType": "Linux",
+        "osProfile": {"computerName": "aks-nodepool1-37663765-vmss000001"}}}"#;
+    let mut d = docs(&["aks-combined-list", "aks-d2sv3-linux/disk-azure.txt"]);
+    d.push(("imds.json".to_owned(), imds.to_owned()));
+    let t = Topology::from_documents(&d, &catalog()).unwrap();
+    let c = codes(&t);
+    assert!(!c.contains(&("aks-node-unknown", "vm")), "{c:?}");
+    // Node 1 holds two volumes; the combined list has no VolumeAttachment, so neither LUN
+    // is known.
+    let joined: Vec<&str> = t
+        .warnings
+        .iter()
+        .filter(|w| w.code == "volume-not-joined")
+        .map(|w| w.subject.as_str())
+        .collect();
+    assert_eq!(
+        joined,
+        ["pvc-5e6f2a39-8f0d-4c55-a0e1-7a1b2c3d4e52", "pvc-5e6f2a39-8f0d-4c55-a0e1-7a1b2c3d4e53"]
+    );
+}
+
+/// Without the VolumeAttachments, the node's IMDS document (which the collector saves) gives
+/// the volume's LUN by the disk's name, and picks the node among several by its host name.
+#[test]
+fn an_aks_volume_takes_its_lun_from_the_nodes_imds_data_disks() {
+    let imds = r#"{"compute": {"vmSize": "Standard_D2s_v3", "osType": "Linux",
+        "osProfile": {"computerName": "aks-nodepool1-37663765-vmss000000"},
+        "storageProfile": {"dataDisks": [{"lun": "0", "name": "pvc-5e6f2a39-8f0d-4c55-a0e1-7a1b2c3d4e51",
+            "caching": "None", "diskSizeGB": "1024",
+            "managedDisk": {"id": "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/MC_rg-shop_aks-shop_westeurope/providers/Microsoft.Compute/disks/pvc-5e6f2a39-8f0d-4c55-a0e1-7a1b2c3d4e51",
+                "storageAccountType": "Premium_LRS"}}]}}}"#;
+    let mut d = docs(&["aks-combined-list", "aks-d2sv3-linux/disk-azure.txt"]);
+    d.insert(0, ("imds.json".to_owned(), imds.to_owned()));
+    let t = Topology::from_documents(&d, &catalog()).unwrap();
+    let c = codes(&t);
+    assert!(
+        !c.iter().any(|(code, _)| *code == "volume-not-joined" || *code == "aks-node-unknown"),
+        "{c:?}"
+    );
+    let sdc = t.disks.iter().find(|d| d.name == "sdc").unwrap();
+    assert_eq!((sdc.sku.as_deref(), sdc.lun), (Some("P30"), Some(0)));
+    // The volume's facts and the VM's agree: no conflict is said.
+    assert!(!c.iter().any(|(code, _)| *code == "source-conflict"), "{c:?}");
+}
+
+/// A Premium SSD v2 volume takes its provisioned IOPS and MB/s from its class' parameters
+/// (carried in the volume's attributes), with no host caching.
+#[test]
+fn an_aks_premium_v2_volume_takes_its_provisioned_figures() {
+    let imds = r#"{"compute": {"vmSize": "Standard_D2s_v3", "osType": "Linux",
+        "osProfile": {"computerName": "aks-nodepool1-37663765-vmss000001"}}}"#;
+    let mut d = docs(&["aks-combined-list", "aks-d2sv3-linux/volumeattachment.json"]);
+    d.push(("imds.json".to_owned(), imds.to_owned()));
+    let t = Topology::from_documents(&d, &catalog()).unwrap();
+    // No guest map of that node: the disks are named by their LUNs, and said so.
+    let lun1 = t.disks.iter().find(|d| d.lun == Some(1)).unwrap();
+    assert_eq!(lun1.kind, Some(DiskKind::PremiumSsdV2));
+    assert_eq!((lun1.iops, lun1.mbps), (Some(4000.0), Some(1000.0)));
+    assert_eq!(format!("{:?}", lun1.cache), "None");
+    let lun0 = t.disks.iter().find(|d| d.lun == Some(0)).unwrap();
+    assert_eq!(lun0.sku.as_deref(), Some("P30"));
+    assert!(codes(&t).contains(&("unmapped-lun", "lun1")), "{:?}", codes(&t));
 }

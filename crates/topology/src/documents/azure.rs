@@ -47,6 +47,8 @@ pub(crate) struct VmFacts {
     /// The resource disk's size in MiB (IMDS `resourceDisk.size`).
     pub(crate) resource_disk_mib: Option<Fact<f64>>,
     pub(crate) disks: Vec<AzDisk>,
+    /// The guest's host name (`osProfile.computerName`): an AKS node's name.
+    pub(crate) computer_name: Option<String>,
 }
 
 fn fact<T>(n: &Node<'_>, v: T) -> Fact<T> {
@@ -83,6 +85,7 @@ pub(crate) fn imds(root: &Node<'_>) -> Result<VmFacts, TopologyError> {
     let mut vm = VmFacts {
         size: text_fact(&compute, "vmSize")?,
         os_type: text_fact(&compute, "osType")?,
+        computer_name: computer_name(&compute)?,
         ..VmFacts::default()
     };
     let Some(storage) = compute.get("storageProfile") else {
@@ -117,6 +120,13 @@ pub(crate) fn imds(root: &Node<'_>) -> Result<VmFacts, TopologyError> {
     Ok(vm)
 }
 
+fn computer_name(n: &Node<'_>) -> Result<Option<String>, TopologyError> {
+    match n.get("osProfile") {
+        Some(p) => Ok(text_fact(&p, "computerName")?.map(|f| f.v)),
+        None => Ok(None),
+    }
+}
+
 /// An entry of a storage profile (IMDS or `az vm show`): lun, name, size, caching, type.
 fn profile_disk(n: &Node<'_>) -> Result<AzDisk, TopologyError> {
     let mut d = AzDisk {
@@ -140,7 +150,7 @@ fn profile_disk(n: &Node<'_>) -> Result<AzDisk, TopologyError> {
 
 /// `az vm show`: `hardwareProfile.vmSize` and the storage profile (numbers are numbers).
 pub(crate) fn az_vm(root: &Node<'_>) -> Result<VmFacts, TopologyError> {
-    let mut vm = VmFacts::default();
+    let mut vm = VmFacts { computer_name: computer_name(root)?, ..VmFacts::default() };
     if let Some(hw) = root.get("hardwareProfile") {
         vm.size = text_fact(&hw, "vmSize")?;
     }

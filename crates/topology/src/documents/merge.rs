@@ -78,8 +78,13 @@ fn note(code: &'static str, subject: &str, message: String, fix: &str) -> Topolo
 /// The merge: the TOML, its notes, and each fact's source.
 pub(crate) type Merge = (String, Vec<TopologyWarning>, Vec<(String, String)>);
 
-pub(crate) fn merge(all: &[Facts], catalog: &Catalog) -> Result<Merge, TopologyError> {
-    let mut out = Out::default();
+/// `notes` are the joins' own (Kubernetes' objects), said first.
+pub(crate) fn merge(
+    all: &[Facts],
+    catalog: &Catalog,
+    notes: Vec<TopologyWarning>,
+) -> Result<Merge, TopologyError> {
+    let mut out = Out { notes, ..Out::default() };
     let vm = vm_facts(all, &mut out.notes);
     let mut guest = guest_facts(all);
     // A size the catalog lacks keeps every other fact: its caps are not evaluated.

@@ -8,6 +8,7 @@
 //! each fact ([`Merged::toml`]); the topology is that TOML parsed as any topology file is,
 //! so `advisor topology` output fed back gives the same topology.
 
+mod aks;
 mod azure;
 mod emit;
 mod guest;
@@ -45,6 +46,9 @@ pub enum DocumentKind {
     WindowsPartitions,
     /// `Get-Volume | ConvertTo-Json` (drive letters without disk numbers).
     WindowsVolumes,
+    /// `kubectl get pv,pvc,storageclass,nodes,volumeattachment -o json` (a `List`, a typed
+    /// list or one object): an AKS node's VM size and its Azure Disk volumes.
+    Kubernetes,
 }
 
 impl DocumentKind {
@@ -59,6 +63,7 @@ impl DocumentKind {
             Self::WindowsDisks => "Get-Disk/Get-PhysicalDisk JSON",
             Self::WindowsPartitions => "Get-Partition JSON",
             Self::WindowsVolumes => "Get-Volume JSON",
+            Self::Kubernetes => "kubectl get pv/pvc/storageclass/nodes -o json",
         }
     }
 }
@@ -67,7 +72,8 @@ impl DocumentKind {
 const KINDS_HELP: &str = "give the contract's topology (TOML/JSON), the IMDS instance \
 document (curl -H Metadata:true \"http://169.254.169.254/metadata/instance?api-version=2021-02-01\"), \
 `az vm show`, `az disk list`, `lsblk -J -o NAME,HCTL,SIZE,TYPE,MODEL,MOUNTPOINT`, \
-`ls -lR /dev/disk/azure`, or `Get-Disk`/`Get-Partition | ConvertTo-Json`";
+`ls -lR /dev/disk/azure`, `Get-Disk`/`Get-Partition | ConvertTo-Json`, or (AKS) \
+`kubectl get pv,pvc,storageclass,nodes,volumeattachment -o json`";
 
 /// The merged topology of several documents: the contract TOML (with a source comment on
 /// each fact) and the notes the merge has for the report.
@@ -163,6 +169,9 @@ fn json_kind(name: &str, text: &str, v: &Value) -> Result<DocumentKind, Topology
     let Some(first) = obj_or_first else {
         return Err(invalid(name, "the document is an empty JSON array", Some(KINDS_HELP)));
     };
+    if aks::is_kubernetes(v) {
+        return Ok(DocumentKind::Kubernetes);
+    }
     let has = |k: &str| first.get(k).is_some();
     if v.is_object() && (has("vm") || has("disk") || has("pool")) {
         return Ok(DocumentKind::Contract);
@@ -242,6 +251,8 @@ pub(crate) enum Facts {
     Vm(azure::VmFacts),
     Disks(Vec<azure::AzDisk>),
     Guest(guest::GuestFacts),
+    /// Kubernetes' objects, joined across documents by [`aks::resolve`] before the merge.
+    Kube(aks::KubeDoc),
 }
 
 /// The contract's file as parsed, with its name.
@@ -261,6 +272,7 @@ fn facts_of(name: &str, text: &str) -> Result<(DocumentKind, Facts), TopologyErr
         (DocumentKind::WindowsDisks, Some(r)) => Facts::Guest(guest::windows_disks(&r)?),
         (DocumentKind::WindowsPartitions, Some(r)) => Facts::Guest(guest::partitions(&r)?),
         (DocumentKind::WindowsVolumes, Some(r)) => Facts::Guest(guest::volumes(&r)?),
+        (DocumentKind::Kubernetes, Some(r)) => Facts::Kube(aks::read(&r)?),
         (DocumentKind::AzureScsiLinks, _) => Facts::Guest(guest::scsi_listing(name, text)?),
         _ => {
             let format = SourceFormat::detect(name, text);
@@ -285,7 +297,11 @@ pub fn merge_documents(
         all.push(facts);
     }
     let origin = docs.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(" + ");
-    let (toml, notes, sources) = merge::merge(&all, catalog)?;
+    // Kubernetes' objects join across documents (a volume, its claim, its class, the
+    // node): they become a VM and its disks, merged after the VM documents, which win.
+    let (joined, notes) = aks::resolve(&all);
+    all.extend(joined);
+    let (toml, notes, sources) = merge::merge(&all, catalog, notes)?;
     Ok(Merged { origin, kinds, toml, notes, sources })
 }
 

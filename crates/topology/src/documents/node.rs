@@ -78,10 +78,16 @@ impl<'a> Node<'a> {
         let mut s = String::from("$");
         for step in &self.path {
             match step {
-                Step::Key(k) => {
+                // A label's key (`node.kubernetes.io/instance-type`) in brackets, so that
+                // its dots read as part of it.
+                Step::Key(k)
+                    if !k.is_empty()
+                        && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') =>
+                {
                     s.push('.');
                     s.push_str(k);
                 }
+                Step::Key(k) => s.push_str(&format!("[{}]", Value::String(k.clone()))),
                 Step::Index(i) => s.push_str(&format!("[{i}]")),
             }
         }
