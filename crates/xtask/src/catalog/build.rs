@@ -111,7 +111,8 @@ pub(crate) fn pages(dir: &Path) -> Result<Vec<String>> {
     Ok(out)
 }
 
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+/// The `.md` files under `dir`, at any depth.
+pub(crate) fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
     for e in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
         let p = e?.path();
         if p.is_dir() {

@@ -11,7 +11,7 @@
 //! pages `manifest.toml` names as superseded, whose rows keep a suffix and a tier note.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
@@ -203,19 +203,8 @@ fn opt(v: Option<f64>) -> String {
 
 /// The disk pages of the snapshot (paths relative to `dir`), sorted.
 fn pages(dir: &Path) -> Result<Vec<String>> {
-    fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
-        for e in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
-            let p = e?.path();
-            if p.is_dir() {
-                collect(&p, out)?;
-            } else if p.extension().is_some_and(|x| x == "md") {
-                out.push(p);
-            }
-        }
-        Ok(())
-    }
     let mut files = Vec::new();
-    collect(dir, &mut files)?;
+    super::build::collect(dir, &mut files)?;
     let mut out: Vec<String> = files
         .iter()
         .map(|f| f.strip_prefix(dir).unwrap_or(f).to_string_lossy().replace('\\', "/"))
