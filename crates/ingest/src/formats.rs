@@ -107,6 +107,12 @@ pub trait CaptureFormat: Sync {
     }
 }
 
+impl std::fmt::Debug for dyn CaptureFormat + '_ {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CaptureFormat({})", self.format().id())
+    }
+}
+
 /// What a format's [`CaptureFormat::sniff`] says of a file.
 #[derive(Debug)]
 pub enum Sniff {
@@ -265,7 +271,18 @@ pub fn read_with<'b>(
     bytes: &'b [u8],
     counter_tables: &[Arc<Language>],
 ) -> Result<Reading<'b>, IngestError> {
-    let reader = detect(file, bytes)?;
+    read_as_with(detect(file, bytes)?, file, bytes, counter_tables)
+}
+
+/// [`read_as`] with these PerfMon counter-name tables: for a file whose format was detected
+/// already (from its first piece, when it was read in pieces), so that it is not detected
+/// twice.
+pub fn read_as_with<'b>(
+    reader: &dyn CaptureFormat,
+    file: &str,
+    bytes: &'b [u8],
+    counter_tables: &[Arc<Language>],
+) -> Result<Reading<'b>, IngestError> {
     let decoded = decode::decode(bytes);
     let decoding = decoded.decoding();
     let read = reader.read_with(file, decoded.text, counter_tables)?;

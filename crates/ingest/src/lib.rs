@@ -3,15 +3,18 @@
 //! [`FORMATS`] is the reader registry: every format advisor reads, and the files it refuses,
 //! in one table. [`read`] detects a file's format from its bytes, decodes it and runs the
 //! format's reader, which returns what it read ([`Read`]): iostat, DiskSpd and fio samples in
-//! plain columns; a PerfMon CSV's header and column plan, whose data lines
-//! `advisor-normalize` scans (with [`perfmon::scan`]) and parses, a piece at a time. Nothing here needs polars, so the readers
-//! are tested and fuzzed without it.
+//! plain columns; a PerfMon CSV's header and column plan, whose data lines are scanned
+//! here ([`perfmon::scan::Scanner`]) and whose values `advisor-normalize` parses. A PerfMon
+//! file is read a piece at a time by [`perfmon::stream`], which detects it once and gives
+//! its lines scanned; reading flows one way, from here to the frame's builder. Nothing here
+//! needs polars, so the readers are tested and fuzzed without it.
 
 pub mod azure_monitor;
 pub mod bundle;
 pub mod decode;
 pub mod diskspd;
 mod error;
+pub mod file;
 pub mod fio;
 mod formats;
 pub mod iostat;
@@ -25,5 +28,5 @@ pub use advisor_model::RawCapture;
 pub use error::{ErrorKind, IngestError};
 pub use formats::{
     CaptureFormat, Entry, FORMATS, HEAD, Head, Read, Reading, Refusal, Sniff, Test, detect, read,
-    read_as, read_with, reader, readers, sniff, supported,
+    read_as, read_as_with, read_with, reader, readers, sniff, supported,
 };

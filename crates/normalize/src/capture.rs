@@ -35,30 +35,36 @@ pub struct Capture {
 
 /// Reads and normalizes the capture at `path`.
 ///
-/// A PerfMon CSV is read in pieces of a few megabytes ([`crate::perfmon::stream`]): memory
-/// holds its values, never its whole text. Other files are read whole, and their bytes
-/// freed as soon as their reader is done, before the canonical frame is built. Files are
-/// read, never mapped ([`crate::file`]): one truncated meanwhile is an error naming the
-/// line where its text stops, not a SIGBUS.
+/// A PerfMon CSV is read in pieces of a few megabytes ([`advisor_ingest::perfmon::stream`]):
+/// memory holds its values, never its whole text. Other files are read whole, with the
+/// reader the first piece was detected as, and their bytes freed as soon as their reader
+/// is done, before the canonical frame is built. Files are read, never mapped
+/// ([`advisor_ingest::file`]): one truncated meanwhile is an error naming the line where
+/// its text stops, not a SIGBUS.
 pub fn read_path(path: &Path) -> Result<Capture, IngestError> {
     read_path_with(path, shipped_tables())
 }
 
 /// [`read_path`], reading PerfMon counter names of other display languages with
 /// `counter_tables` (those of `--counters` before the shipped ones:
-/// [`crate::counter_names::with_shipped`]).
+/// [`advisor_ingest::perfmon::counters::names::with_shipped`]).
 pub fn read_path_with(
     path: &Path,
     counter_tables: &[Arc<Language>],
 ) -> Result<Capture, IngestError> {
     let file = path.display().to_string();
-    if let Streamed::Read(parsed, decoding) =
-        crate::perfmon::stream::read_file(&file, path, counter_tables)?
-    {
-        return build::capture(&file, build::streamed(decoding, *parsed));
-    }
-    let bytes = crate::file::read_whole(&file, path)?;
-    let parsed = build::parse(&file, advisor_ingest::read_with(&file, &bytes, counter_tables)?)?;
+    let reader = match crate::perfmon::stream::read_file(&file, path, counter_tables)? {
+        Streamed::Read(parsed, decoding) => {
+            return build::capture(&file, build::streamed(decoding, *parsed));
+        }
+        Streamed::Whole(reader) => reader,
+    };
+    let bytes = advisor_ingest::file::read_whole(&file, path)?;
+    let reading = match reader {
+        Some(reader) => advisor_ingest::read_as_with(reader, &file, &bytes, counter_tables)?,
+        None => advisor_ingest::read_with(&file, &bytes, counter_tables)?,
+    };
+    let parsed = build::parse(&file, reading)?;
     drop(bytes);
     build::capture(&file, parsed)
 }

@@ -7,7 +7,6 @@
 mod build;
 mod capture;
 mod derive;
-mod file;
 mod frame;
 mod parts;
 mod perfmon;

@@ -1,10 +1,11 @@
 //! PerfMon CSV: the header grammar and the counter map (English names to canonical
 //! metrics). The reader returns the header and the column plan ([`Header`]); the data lines
-//! are scanned and their values parsed in `advisor-normalize`, a piece of text at a time.
+//! are scanned here and their values parsed in `advisor-normalize`, a piece of text at a
+//! time ([`stream`] reads a file so, and gives its lines scanned).
 //!
 //! [`read_header`] reads the header (separator, the `(PDH-CSV 4.0) (zone)(bias)` cell, the
 //! counter paths) and plans which columns become which metric of which target
-//! ([`counters::plan`]). [`scan::Lines`] then scans the data lines, piece by piece, for
+//! ([`counters::plan`]). [`scan::Lines`] (in a [`scan::Scanner`]) then scans the data lines, piece by piece, for
 //! their time stamps and for broken lines, giving the runs of good lines ([`Segment`]s,
 //! byte ranges of each piece) whose planned cells are parsed; [`finish_lines`] reports what
 //! it found. [`prepare`] does all three over a text held whole.
@@ -13,6 +14,7 @@ pub mod counters;
 pub mod header;
 pub mod path;
 pub mod scan;
+pub mod stream;
 pub mod time;
 
 use std::borrow::Cow;

@@ -7,6 +7,8 @@
 
 use advisor_model::{CaptureMeta, Location};
 
+use crate::IngestError;
+
 use super::time::{DateOrder, parse_timestamp};
 
 /// A run of consecutive good data lines: `text[start..end]`, `rows` lines.
@@ -226,6 +228,87 @@ pub fn scan(
     out.segments = segments;
     report(&out.bad, last_non_blank, shape.columns, meta);
     out
+}
+
+/// The bytes of lines a thread scans (and the frame's builder parses) at a time, in a
+/// larger piece.
+const PART_BYTES: usize = 2 << 20;
+
+/// Pieces with more bytes of lines than this are scanned in parts, one or more per thread.
+const PIECE_PARALLEL_BYTES: usize = 1 << 20;
+
+/// The data lines of one PerfMon CSV, scanned piece by piece as they come: [`Lines`] with
+/// the shape of the file's lines and how a piece is cut into parts for the cores. The parts
+/// a piece was scanned in are the shares its values are parsed in, so the builder of the
+/// frame works on what the scan found without scanning again.
+#[derive(Debug, Clone)]
+pub struct Scanner {
+    lines: Lines,
+    shape: Shape,
+    threads: usize,
+    parallel_bytes: usize,
+}
+
+impl Scanner {
+    /// The scanner of the data lines under `header`, on as many threads as the machine has
+    /// (at most [`MAX_THREADS`]).
+    pub fn new(header: &super::Header) -> Self {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_THREADS);
+        Self {
+            lines: Lines::new(header.body_line),
+            shape: header.shape,
+            threads,
+            parallel_bytes: PIECE_PARALLEL_BYTES,
+        }
+    }
+
+    /// The same on `threads` threads, every piece larger than `parallel_bytes` cut into
+    /// parts (tests cut the smallest pieces so).
+    #[must_use]
+    pub fn on_threads(mut self, threads: usize, parallel_bytes: usize) -> Self {
+        self.threads = threads.clamp(1, MAX_THREADS);
+        self.parallel_bytes = parallel_bytes;
+        self
+    }
+
+    /// The threads the parts are shared among (the parse shares them among as many).
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// The 1-based number of the next line to scan: the line a text cut off now ends in.
+    pub fn next_line(&self) -> u64 {
+        self.lines.next_line()
+    }
+
+    /// How many parts to scan `len` bytes of lines in: one, or parts of about
+    /// [`PART_BYTES`], at least one per thread and at most four.
+    fn parts(&self, len: usize) -> usize {
+        if len > self.parallel_bytes && self.threads > 1 {
+            (len / PART_BYTES).clamp(self.threads, 4 * self.threads)
+        } else {
+            1
+        }
+    }
+
+    /// Scans `text[from..]` (whole lines; see [`Lines::scan_parts`]).
+    pub fn scan(&mut self, text: &str, from: usize) -> Vec<Vec<Segment>> {
+        let parts = self.parts(text.len().saturating_sub(from));
+        self.lines.scan_parts(text, from, self.shape, parts)
+    }
+
+    /// [`Scanner::scan`] of bytes not yet known to be UTF-8 (each part checks its own on
+    /// its thread): `None`, with nothing learned, when they are not.
+    pub fn scan_utf8(&mut self, bytes: &[u8]) -> Option<Vec<Vec<Segment>>> {
+        let parts = self.parts(bytes.len());
+        self.lines.scan_utf8_parts(bytes, 0, self.shape, parts)
+    }
+
+    /// After the last piece: the broken lines reported and the times checked into `meta`
+    /// ([`super::finish_lines`]); one time per good line.
+    pub fn finish(self, file: &str, meta: &mut CaptureMeta) -> Result<Vec<i64>, IngestError> {
+        super::finish_lines(file, self.lines, self.shape.columns, meta)
+    }
 }
 
 /// The data lines of a capture read in pieces: each piece is scanned as it comes

@@ -1,14 +1,12 @@
-//! PerfMon CSV: the data lines scanned and their values parsed, piece by piece, into one
-//! Float64 column per planned counter; then the canonical long frame, one row per
-//! (target, sample).
+//! PerfMon CSV: the values of the data lines parsed, piece by piece, into one Float64
+//! column per planned counter; then the canonical long frame, one row per (target, sample).
 //!
 //! The PerfMon reader ([`advisor_ingest::perfmon::read_header`]) has read the header and
-//! planned the columns. [`Body`] takes the rest of the text in pieces (the whole text of a
-//! capture held in memory, or a file read a few megabytes at a time by [`stream`]): each
-//! piece's lines are scanned for their time stamps and broken lines
-//! ([`advisor_ingest::perfmon::scan::Lines`]), and the cells of the planned columns of its
-//! good lines parsed on every core ([`values`]). Nothing of a piece is kept but its numbers,
-//! so a file is never held whole.
+//! planned the columns, and its scanner ([`advisor_ingest::perfmon::scan::Scanner`]) finds
+//! each piece's good lines (the whole text of a capture held in memory, or a file read a
+//! few megabytes at a time by [`advisor_ingest::perfmon::stream`]). [`Body`] takes what it
+//! is given: the cells of the planned columns of the good lines, parsed on every core
+//! ([`values`]). Nothing of a piece is kept but its numbers, so a file is never held whole.
 
 mod decimal;
 pub(crate) mod stream;
@@ -17,7 +15,7 @@ mod values;
 use std::sync::Arc;
 
 use advisor_ingest::IngestError;
-use advisor_ingest::perfmon::scan::{Lines, Segment};
+use advisor_ingest::perfmon::scan::{Scanner, Segment};
 use advisor_ingest::perfmon::{Convert, Header, PlannedColumn};
 use advisor_model::{CaptureMeta, Location, Metric, Unit};
 use polars::prelude::*;
@@ -35,20 +33,12 @@ pub(crate) struct Parsed {
     time_ms: Vec<i64>,
 }
 
-/// Pieces of text smaller than this are parsed on one thread.
-const PARALLEL_BYTES: usize = 1 << 20;
-
-/// The bytes of lines a thread scans or parses at a time, in a larger piece.
-const PART_BYTES: usize = 2 << 20;
-
-/// The data lines of a PerfMon CSV, taken in pieces of whole lines. The values go straight
-/// into one buffer per column, sized once from the text's length, so that no column is
-/// ever copied or held twice.
+/// The values of the data lines of a PerfMon CSV, taken a piece at a time as the scanner
+/// found their good lines. The values go straight into one buffer per column, sized once
+/// from the text's length, so that no column is ever copied or held twice.
 pub(crate) struct Body {
     file: String,
-    header: Header,
     layout: Arc<Layout>,
-    lines: Lines,
     /// One column per slot, `rows` long so far; room past that is zero (calloc'd pages
     /// the kernel has not handed out yet) until the parser writes it.
     values: Vec<Vec<f64>>,
@@ -58,76 +48,37 @@ pub(crate) struct Body {
     /// Runs of good lines seen so far (the number of the current one).
     run: u64,
     bad: Vec<BadCell>,
-    /// The cores the scan and the parse share a piece's parts among.
+    /// The cores a piece's parts are shared among.
     threads: usize,
-    /// Pieces with more bytes of good lines than this are scanned and parsed in parts
-    /// ([`Body::parts`]).
-    parallel_bytes: usize,
 }
 
 impl Body {
-    /// `size_hint`: the bytes of text the data lines take, when known.
-    pub(crate) fn new(file: &str, header: Header, size_hint: Option<u64>) -> Self {
+    /// `size_hint`: the bytes of text the data lines take, when known; `threads`: the cores
+    /// the scan shared each piece's parts among.
+    pub(crate) fn new(file: &str, header: &Header, size_hint: Option<u64>, threads: usize) -> Self {
         let wanted: Vec<usize> = header.columns.iter().map(|c| c.index).collect();
         let layout = Layout::new(header.separator, header.decimal_comma, header.n_columns, &wanted);
-        let lines = Lines::new(header.body_line);
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(advisor_ingest::perfmon::scan::MAX_THREADS);
         let values = vec![Vec::new(); layout.columns.len()];
         Self {
             file: file.to_owned(),
-            header,
             layout: Arc::new(layout),
-            lines,
             values,
             rows: 0,
             size_hint,
             run: 0,
             bad: Vec::new(),
-            threads,
-            parallel_bytes: PARALLEL_BYTES,
+            threads: threads.max(1),
         }
     }
 
-    /// The 1-based number of the line that comes next.
-    pub(crate) fn next_line(&self) -> u64 {
-        self.lines.next_line()
-    }
-
-    /// Takes `text[from..]`: whole lines (the last piece of a file may end without a line
-    /// break).
-    pub(crate) fn feed(&mut self, text: &str, from: usize) -> Result<(), IngestError> {
-        let parts = self.parts(text.len().saturating_sub(from));
-        let scanned = self.lines.scan_parts(text, from, self.header.shape, parts);
-        self.parse_parts(text.as_bytes(), scanned)
-    }
-
-    /// [`Body::feed`] for bytes not yet known to be UTF-8 (each thread of the scan checks
-    /// its part): `Ok(false)`, with nothing taken, when they are not.
-    pub(crate) fn feed_utf8(&mut self, bytes: &[u8]) -> Result<bool, IngestError> {
-        let parts = self.parts(bytes.len());
-        let Some(scanned) = self.lines.scan_utf8_parts(bytes, 0, self.header.shape, parts) else {
-            return Ok(false);
-        };
-        self.parse_parts(bytes, scanned)?;
-        Ok(true)
-    }
-
-    /// How many parts to scan and parse `len` bytes of lines in: one, or parts of about
-    /// [`PART_BYTES`], at least one per thread and at most four.
-    fn parts(&self, len: usize) -> usize {
-        if len > self.parallel_bytes && self.threads > 1 {
-            (len / PART_BYTES).clamp(self.threads, 4 * self.threads)
-        } else {
-            1
-        }
-    }
-
-    /// Parses the runs of good lines the scan found, part by part, the parts shared among
-    /// the cores (the scan's parts are the parse's shares: each part's lines were counted
-    /// as they were scanned).
-    fn parse_parts(&mut self, bytes: &[u8], scanned: Vec<Vec<Segment>>) -> Result<(), IngestError> {
+    /// Parses the runs of good lines the scan found in `bytes`, part by part, the parts
+    /// shared among the cores (the scan's parts are the parse's shares: each part's lines
+    /// were counted as they were scanned).
+    pub(crate) fn parse(
+        &mut self,
+        bytes: &[u8],
+        scanned: Vec<Vec<Segment>>,
+    ) -> Result<(), IngestError> {
         let parts = scanned.len();
         let mut shares: Vec<Vec<Range>> = Vec::with_capacity(parts);
         let mut share_rows: Vec<usize> = Vec::with_capacity(parts);
@@ -226,16 +177,15 @@ impl Body {
         }
     }
 
-    /// After the last piece: broken lines and time warnings, then one warning per run of
-    /// good lines with cells that are not numbers.
-    pub(crate) fn finish(self) -> Result<Parsed, IngestError> {
-        let Self { file, header, layout, lines, mut values, rows, bad, .. } = self;
-        let Header { mut meta, columns, shape, .. } = header;
+    /// After the last piece, with the times of the good lines (the scanner's, whose broken
+    /// lines and time warnings are in `header`'s meta): one warning per run of good lines
+    /// with cells that are not numbers, and the columns.
+    pub(crate) fn finish(self, header: Header, time_ms: Vec<i64>) -> Result<Parsed, IngestError> {
+        let Self { file, layout, mut values, rows, bad, .. } = self;
+        let Header { mut meta, columns, .. } = header;
         for col in &mut values {
             col.truncate(rows);
         }
-        let time_ms =
-            advisor_ingest::perfmon::finish_lines(&file, lines, shape.columns, &mut meta)?;
         if !layout.columns.is_empty() && rows != time_ms.len() {
             return Err(IngestError::invalid(
                 &file,
@@ -288,12 +238,14 @@ fn column(csv_index: usize, mut v: Vec<f64>) -> Float64Chunked {
 }
 
 /// Parses the data lines of a PerfMon CSV held in memory.
-pub(crate) fn parse(file: &str, header: Header, text: &str) -> Result<Parsed, IngestError> {
+pub(crate) fn parse(file: &str, mut header: Header, text: &str) -> Result<Parsed, IngestError> {
     let from = header.body_start;
     let size = text.len().saturating_sub(from) as u64;
-    let mut body = Body::new(file, header, Some(size));
-    body.feed(text, from)?;
-    body.finish()
+    let mut scanner = Scanner::new(&header);
+    let mut body = Body::new(file, &header, Some(size), scanner.threads());
+    body.parse(text.as_bytes(), scanner.scan(text, from))?;
+    let time_ms = scanner.finish(file, &mut header.meta)?;
+    body.finish(header, time_ms)
 }
 
 /// The canonical long frame of a parsed PerfMon CSV.
@@ -611,18 +563,25 @@ mod tests {
         assert_eq!(warnings.iter().filter(|w| w.contains("not numbers")).count(), 31);
         // Pieces of several sizes, parsed on one thread or split between three.
         for (piece, threads) in [(1000, 1), (4096, 1), (77_777, 1), (4096, 3), (77_777, 3)] {
-            let mut body = Body::new("x.csv", header.clone(), Some(piece as u64));
-            (body.threads, body.parallel_bytes) = (threads, 0);
+            let mut scanner = Scanner::new(&header).on_threads(threads, 0);
+            let mut body = Body::new("x.csv", &header, Some(piece as u64), threads);
             let mut at = header.body_start;
-            body.feed(&text[..at], at).unwrap_or_else(|e| panic!("{e}"));
+            let mut feed = |text: &str, from: usize| {
+                let parts = scanner.scan(text, from);
+                body.parse(text.as_bytes(), parts).unwrap_or_else(|e| panic!("{e}"));
+            };
+            feed(&text[..at], at);
             while at < text.len() {
                 let end = (at + piece).min(text.len());
                 let end = text[..end].rfind('\n').map_or(text.len(), |i| i + 1).max(at + 1);
                 let end = if end <= at { text.len() } else { end };
-                body.feed(&text[at..end], 0).unwrap_or_else(|e| panic!("{e}"));
+                feed(&text[at..end], 0);
                 at = end;
             }
-            let pieces = body.finish().unwrap_or_else(|e| panic!("{e}"));
+            let mut header = header.clone();
+            let time_ms =
+                scanner.finish("x.csv", &mut header.meta).unwrap_or_else(|e| panic!("{e}"));
+            let pieces = body.finish(header, time_ms).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(
                 summary(&pieces),
                 (values.clone(), times.clone(), warnings.clone()),

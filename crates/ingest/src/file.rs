@@ -7,7 +7,7 @@
 use std::io::Read as _;
 use std::path::Path;
 
-use advisor_ingest::{ErrorKind, IngestError};
+use crate::{ErrorKind, IngestError};
 use advisor_model::Location;
 
 /// A file whose length is not the one it had when it was opened.
@@ -66,7 +66,7 @@ pub(crate) fn has_more(f: &mut std::fs::File) -> std::io::Result<bool> {
 
 /// The whole file. A regular file must keep the length it had when opened; anything else
 /// (a pipe) is read to its end.
-pub(crate) fn read_whole(file: &str, path: &Path) -> Result<Vec<u8>, IngestError> {
+pub fn read_whole(file: &str, path: &Path) -> Result<Vec<u8>, IngestError> {
     let io = |e: std::io::Error| IngestError::new(file, None, ErrorKind::Io(e));
     let mut f = std::fs::File::open(path).map_err(io)?;
     let len = f.metadata().ok().filter(std::fs::Metadata::is_file).map(|m| m.len());
