@@ -149,6 +149,54 @@ fn the_front_ends_reach_the_pipeline_only_through_the_engine() {
 }
 
 #[test]
+fn only_the_engine_re_exports_other_crates() {
+    // A crate that re-exported another's items would let its users depend on that crate
+    // without saying so (`normalize` once handed `ingest`'s errors and bundles to the
+    // engine): the dependency list above would be true only on paper.
+    let mut wrong = Vec::new();
+    for (name, _) in actual() {
+        if name == "engine" {
+            continue;
+        }
+        let src = root().join("crates").join(&name).join("src");
+        for file in rust_files(&src) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for (i, line) in text.lines().enumerate() {
+                let line = line.trim_start();
+                let Some(rest) = line.strip_prefix("pub use advisor_") else { continue };
+                if !rest.starts_with("model") {
+                    wrong.push(format!("{}:{}: {line}", file.display(), i + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "re-exports of another crate outside the engine:\n{}",
+        wrong.join("\n")
+    );
+}
+
+/// Every `.rs` file under `dir`.
+fn rust_files(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
 fn the_rules_read_limits_from_model_not_topology() {
     // The rules see a VM, its disks and pools as `advisor_model::limits` types and the facts
     // the engine binds; the topology file and the catalog stay on the engine's side.

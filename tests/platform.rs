@@ -189,7 +189,7 @@ fn the_topology_lun_map_names_the_platform_disk_and_joins_it_to_the_guest_disk()
 /// Any order of the same files gives the same findings and the same not-evaluated list
 /// (through the library, the analysis the binary and the server run).
 mod file_order {
-    use advisor_engine::{Input, Session, TopologySources};
+    use advisor_engine::{Input, Request, Session, TopologySources};
     use proptest::prelude::*;
 
     use super::repo;
@@ -212,7 +212,7 @@ mod file_order {
             ],
             ..TopologySources::default()
         };
-        let a = session.analyze(inputs, &topology).expect("analyze");
+        let a = session.analyze(Request { inputs, topology }, &mut ()).expect("analyze");
         let strip = |v: serde_json::Value| v.to_string();
         format!(
             "{}\n{}",

@@ -15,7 +15,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use advisor_engine::{Input, Session, TopologySources};
+use advisor_engine::{Input, Request, Session, TopologySources};
 use advisor_model::Analysis;
 
 use common::{assert_no_orphans, repo};
@@ -154,7 +154,9 @@ fn load_case(dir: &Path) -> (Vec<Input>, TopologySources) {
 
 fn run(dir: &Path) -> Analysis {
     let (inputs, topology) = load_case(dir);
-    shipped().analyze(inputs, &topology).unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+    shipped()
+        .analyze(Request::new(inputs).topology(topology), &mut ())
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
 }
 
 fn fired(a: &Analysis, rule: &str) -> bool {
@@ -456,7 +458,7 @@ fn without_a_topology_vm_rules_are_listed_as_not_evaluated_with_the_way_to_fix_i
     assert!(vm_rules.len() >= 8, "{vm_rules:?}");
     let dir = repo().join("fixtures/scenarios/ds13v2-temp-disk-throttles-cached-p30");
     let (inputs, _) = load_case(&dir);
-    let a = shipped().analyze(inputs, &TopologySources::default()).expect("analyze");
+    let a = shipped().analyze(Request::new(inputs), &mut ()).expect("analyze");
     for id in &vm_rules {
         let entry = a.not_evaluated.iter().find(|n| &n.rule == id);
         let entry =
@@ -524,7 +526,9 @@ fn write_accelerator_unknown_is_not_evaluated_with_the_key_to_set() {
     let text = text.replace("write_accelerator = false\n", "");
     let topology =
         TopologySources { texts: vec![("t.toml".to_owned(), text)], ..TopologySources::default() };
-    let a = shipped().analyze(inputs, &topology).expect("analyze");
+    let a = shipped()
+        .analyze(Request::new(inputs).topology(topology.clone()), &mut ())
+        .expect("analyze");
     let id = "write-accelerator-log-disk";
     assert!(!fired(&a, id), "{}", summary(&a));
     let ne: Vec<_> = a.not_evaluated.iter().filter(|n| n.rule == id).collect();

@@ -6,12 +6,15 @@
 //! format unless `--format` says otherwise. Exit codes: 0 ran, 1 a finding at or above
 //! `--fail-on`, 2 bad usage or unreadable input (nothing is written then).
 
+use std::collections::HashSet;
 use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use advisor_engine::{Capture, EngineError, Input, ReadStep, Session, TopologySources};
+use advisor_engine::{
+    Capture, EngineError, IngestError, Progress, Request, Session, Timings, TopologySources,
+};
 use advisor_model::Severity;
 use advisor_report::Format;
 use anyhow::Context as _;
@@ -108,12 +111,56 @@ pub(crate) fn choose_format(format: Option<FormatArg>, output: Option<&Path>) ->
     }
 }
 
-/// Reads every capture, with a progress bar on a terminal for large inputs. All
-/// unreadable files are reported, not just the first.
-fn read_all(session: &Session, inputs: Vec<Input>, quiet: bool) -> Option<Vec<Capture>> {
-    let total: u64 = inputs.iter().map(Input::len).sum();
-    let bar = (!quiet && total >= PROGRESS_BYTES && std::io::stderr().is_terminal()).then(|| {
-        let bar = indicatif::ProgressBar::new(total);
+/// The CLI's [`Progress`]: each unreadable input reported as it is read (a long read of
+/// many files does not hide its errors until the end), and a progress bar on a terminal
+/// while large inputs are read.
+pub(crate) struct Bar {
+    quiet: bool,
+    bar: Option<indicatif::ProgressBar>,
+    /// The errors already printed, so that the job's error does not print them again.
+    shown: HashSet<String>,
+}
+
+impl Bar {
+    pub(crate) fn new(quiet: bool) -> Self {
+        Self { quiet, bar: None, shown: HashSet::new() }
+    }
+
+    fn clear(&mut self) {
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+    }
+
+    /// What a job's error means for the exit code: unreadable inputs are each printed
+    /// (unless they were as they were read) and exit 2; any other error is the caller's
+    /// to print.
+    pub(crate) fn failed(mut self, e: EngineError) -> anyhow::Result<ExitCode> {
+        self.clear();
+        let EngineError::Unreadable(errors) = e else { return Err(e.into()) };
+        for e in errors {
+            let line = format!("error: {e}");
+            if !self.shown.contains(&line) {
+                eprintln!("{line}");
+            }
+        }
+        Ok(ExitCode::from(EXIT_INPUT))
+    }
+}
+
+impl Drop for Bar {
+    fn drop(&mut self) {
+        self.clear();
+    }
+}
+
+impl Progress for Bar {
+    fn start(&mut self, _inputs: usize, bytes: u64) {
+        self.clear();
+        if self.quiet || bytes < PROGRESS_BYTES || !std::io::stderr().is_terminal() {
+            return;
+        }
+        let bar = indicatif::ProgressBar::new(bytes);
         let style = indicatif::ProgressStyle::with_template(
             "{spinner} reading {msg} [{bar:30}] {binary_bytes}/{binary_total_bytes} {elapsed}",
         )
@@ -121,32 +168,32 @@ fn read_all(session: &Session, inputs: Vec<Input>, quiet: bool) -> Option<Vec<Ca
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
         bar.set_style(style);
         bar.enable_steady_tick(Duration::from_millis(120));
-        bar
-    });
-    let read = session.read_all(inputs, |step| match step {
-        ReadStep::Reading { name, .. } => {
-            if let Some(b) = &bar {
-                b.set_message(name.to_owned());
-            }
-        }
-        ReadStep::Read { bytes, result, .. } => {
-            if let Err(e) = result {
-                let line = format!("error: {e}");
-                match &bar {
-                    Some(b) => b.suspend(|| eprintln!("{line}")),
-                    None => eprintln!("{line}"),
-                }
-            }
-            if let Some(b) = &bar {
-                b.inc(bytes);
-            }
-        }
-    });
-    if let Some(b) = bar {
-        b.finish_and_clear();
+        self.bar = Some(bar);
     }
-    // Each unreadable file was reported as it was read.
-    read.ok()
+
+    fn reading(&mut self, name: &str, _bytes: u64) {
+        if let Some(b) = &self.bar {
+            b.set_message(name.to_owned());
+        }
+    }
+
+    fn read(&mut self, _name: &str, bytes: u64, result: Result<&Capture, &IngestError>) {
+        if let Err(e) = result {
+            let line = format!("error: {e}");
+            match &self.bar {
+                Some(b) => b.suspend(|| eprintln!("{line}")),
+                None => eprintln!("{line}"),
+            }
+            self.shown.insert(line);
+        }
+        if let Some(b) = &self.bar {
+            b.inc(bytes);
+        }
+    }
+
+    fn analysed(&mut self, _timings: &Timings) {
+        self.clear();
+    }
 }
 
 /// Writes a command's document to `output`, or to stdout (a closed pipe, `| head`, is not
@@ -205,30 +252,16 @@ pub(crate) fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     // long) read of the captures.
     let session =
         session(&args.rules, &args.sets, &args.catalog, args.templates.as_deref(), &args.counters)?;
-    // Bundles (folders, tar.gz, zip) are opened first: their documents are topology sources.
-    let expanded = session.expand(args.files.iter().cloned().map(Input::Path).collect())?;
-    if expanded.inputs.is_empty() {
-        let names: Vec<&str> = expanded.bundles.iter().map(|b| b.name.as_str()).collect();
-        anyhow::bail!(
-            "{}: no capture in it (a collector bundle holds iostat.json, iostat.txt or \
-             perfmon.csv; see `advisor inspect`)",
-            names.join(", ")
-        );
-    }
-    let sources = TopologySources {
+    let request = Request::new(args.files.iter().cloned()).topology(TopologySources {
         files: args.topology.clone(),
         vm: args.vm.clone(),
-        texts: expanded.documents.clone(),
         ..TopologySources::default()
+    });
+    let mut bar = Bar::new(args.quiet);
+    let analysis = match session.analyze(request, &mut bar) {
+        Ok(a) => a,
+        Err(e) => return bar.failed(e),
     };
-    let topology = session.topology(&sources)?;
-
-    let listed = expanded.listed();
-    let Some(captures) = read_all(&session, expanded.inputs, args.quiet) else {
-        return Ok(ExitCode::from(EXIT_INPUT));
-    };
-    let mut analysis = session.analyze_captures(&captures, topology.as_ref());
-    analysis.inputs.extend(listed);
     let report = session.render(&analysis, format)?;
 
     deliver(&report, args.output.as_deref(), args.quiet, || {

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use advisor_engine::{CompareSide, Input, TopologySources};
 use advisor_model::Outcome;
 
-use crate::analyze_cmd::{FormatArg, choose_format, deliver, session};
+use crate::analyze_cmd::{Bar, FormatArg, choose_format, deliver, session};
 
 /// Exit code when `--fail-on-worse` is met.
 const EXIT_WORSE: u8 = 1;
@@ -128,10 +128,15 @@ pub(crate) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         topology,
         labels: labels.to_vec(),
     };
-    let comparison = session.compare(
+    let mut bar = Bar::new(args.quiet);
+    let comparison = match session.compare(
         side(&args.before, tb, &args.labels[..split]),
         side(&args.after, ta, &args.labels[split..]),
-    )?;
+        &mut bar,
+    ) {
+        Ok(c) => c,
+        Err(e) => return bar.failed(e),
+    };
     let report = session.render_comparison(&comparison, format)?;
     deliver(&report, args.output.as_deref(), args.quiet, || {
         format!("{} comparison written ({})", format.as_str(), comparison.verdict.sentence)

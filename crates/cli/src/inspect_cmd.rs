@@ -34,7 +34,7 @@ pub(crate) fn run(args: &InspectArgs) -> anyhow::Result<ExitCode> {
     let mut out = String::new();
     for path in &args.files {
         // A bundle: its manifest's facts and where each file went, then its captures.
-        let expanded = match session.expand(vec![Input::Path(path.clone())]) {
+        let inspected = match session.inspect(Input::Path(path.clone())) {
             Ok(x) => x,
             Err(e) => {
                 eprintln!("error: {e}");
@@ -42,21 +42,19 @@ pub(crate) fn run(args: &InspectArgs) -> anyhow::Result<ExitCode> {
                 continue;
             }
         };
-        for b in &expanded.bundles {
+        for b in &inspected.bundles {
             if !out.is_empty() {
                 out.push('\n');
             }
             render_bundle(&mut out, b)?;
         }
-        let bundle = expanded.bundles.first();
-        for input in &expanded.inputs {
-            match session.inspect(input) {
-                Ok(mut i) => {
+        for result in inspected.captures {
+            match result {
+                Ok(i) => {
                     if !out.is_empty() {
                         out.push('\n');
                     }
                     render(&mut out, &i)?;
-                    i.bundle = bundle.cloned();
                     ok.push(i);
                 }
                 Err(e) => {

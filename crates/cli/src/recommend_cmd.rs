@@ -12,7 +12,9 @@ use std::process::ExitCode;
 use advisor_engine::recommend::{
     PriceList, RecommendOptions, parse_headroom, parse_interval, parse_percentile,
 };
-use advisor_engine::{Input, Session, TopologySources};
+use advisor_engine::{Request, Session, TopologySources};
+
+use crate::analyze_cmd::Bar;
 use advisor_report::Format;
 use anyhow::Context as _;
 
@@ -112,8 +114,13 @@ pub(crate) fn run(args: &RecommendArgs) -> anyhow::Result<ExitCode> {
         vm: args.vm.clone(),
         ..TopologySources::default()
     };
-    let inputs = args.files.iter().cloned().map(Input::Path).collect();
-    let rec = session.recommend(inputs, &sources, &options)?;
+    let request = Request::new(args.files.iter().cloned()).topology(sources);
+    // Silent on stderr but for errors, as it always was.
+    let mut bar = Bar::new(true);
+    let rec = match session.recommend(request, &options, &mut bar) {
+        Ok(r) => r,
+        Err(e) => return bar.failed(e),
+    };
     let text = session.render_recommendation(&rec, format)?;
     // Silent after a file, as it always was.
     crate::analyze_cmd::deliver(&text, args.output.as_deref(), true, String::new)?;

@@ -23,7 +23,7 @@ pub(crate) struct TopologyArgs {
 pub(crate) fn run(args: &TopologyArgs) -> anyhow::Result<ExitCode> {
     let session = Session::builder().catalog(&args.catalog).build()?;
     let sources = TopologySources { files: args.files.clone(), ..TopologySources::default() };
-    let merged = session.merged_topology(&sources)?;
+    let merged = session.topology(&sources)?;
     // A closed pipe (`| head`) is not an error worth reporting.
     let _ = std::io::stdout().lock().write_all(merged.toml.as_bytes());
     Ok(ExitCode::SUCCESS)

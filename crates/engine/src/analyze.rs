@@ -68,9 +68,8 @@ pub(crate) fn run<R: Send>(
     let stats: Vec<Vec<TargetStats>> = captures.iter().map(|c| c.summary_with(&more)).collect();
     timings.summaries_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
-    let mut bound = bind_known(captures, topology, settings.busy_iops, &stats);
-    bound.facts.catalog = Some(Arc::clone(settings.catalog));
-    let platform = platform::join(captures, &mut bound.facts.targets, &bound.facts.disks, topology);
+    let bound = bind_known(captures, topology, settings.busy_iops, &stats, Some(settings.catalog));
+    let platform = platform::join(captures, &bound.facts.targets, &bound.facts.disks, topology);
     let source =
         platform::PlatformSeries { captures: CaptureSeries(captures, &stats), platform: &platform };
     timings.context_s = t.elapsed().as_secs_f64();
@@ -313,7 +312,7 @@ mod tests {
             let more = advisor_rules::eval::metric_percentiles(registry.rules());
             let stats: Vec<Vec<TargetStats>> =
                 captures.iter().map(|c| c.summary_with(&more)).collect();
-            let bound = bind_known(&captures, Some(&topology), 50.0, &stats);
+            let bound = bind_known(&captures, Some(&topology), 50.0, &stats, None);
             let plain = advisor_rules::evaluate(
                 registry.rules(),
                 &bound.facts,

@@ -18,8 +18,7 @@ use std::time::Instant;
 use advisor_model::{Analysis, BatchEntry, BatchStatus, Severity, WorstFinding};
 use advisor_report::Format;
 
-use crate::session::{Input, Session};
-use crate::sources::TopologySources;
+use crate::session::{ReadRequest, Request, Session};
 
 /// Fixed part of an analysis' peak memory: the rules, catalog and templates are shared, but
 /// each analysis holds its own frames, series and rendered reports.
@@ -211,27 +210,17 @@ impl Session {
         }
     }
 
-    /// What `advisor analyze INPUT` does, with the input's own topology documents only.
+    /// What `advisor analyze INPUT` does, with the input's own topology documents only;
+    /// the captures are freed before the reports are rendered.
     fn analyze_one(
         &self,
         path: &Path,
         formats: &[Format],
     ) -> Result<(Analysis, Vec<(Format, String)>), String> {
-        let expanded =
-            self.expand(vec![Input::Path(path.to_path_buf())]).map_err(|e| e.to_string())?;
-        if expanded.inputs.is_empty() {
-            return Err(format!(
-                "{}: no capture in it (a collector bundle holds iostat.json, iostat.txt or \
-                 perfmon.csv; see `advisor inspect`)",
-                path.display()
-            ));
-        }
-        let sources =
-            TopologySources { texts: expanded.documents.clone(), ..TopologySources::default() };
-        let topology = self.topology(&sources).map_err(|e| e.to_string())?;
-        let listed = expanded.listed();
-        let captures = self.read_all(expanded.inputs, |_| {}).map_err(|e| e.to_string())?;
-        let mut analysis = self.analyze_captures(&captures, topology.as_ref());
+        let read =
+            self.prepare(Request::new([path.to_path_buf()]), &mut ()).map_err(|e| e.to_string())?;
+        let mut analysis = self.analyze_read(&read, &mut ());
+        let ReadRequest { captures, listed, .. } = read;
         drop(captures);
         analysis.inputs.extend(listed);
         let reports = formats

@@ -3,12 +3,14 @@
 //! the same binding (which topology name each target matched, which disk it stands for).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use advisor_model::limits::{BurstModel, Cache, DiskLimits, FigureOrigin, Role, VmLimits};
 use advisor_model::{DbFileKind, Metric, TargetKind};
 use advisor_normalize::{Capture, TargetStats, metric_stats};
 use advisor_rules::eval::{
-    BenchInfo, DiskInfo, Facts, FileInfo, PoolInfo, TargetId, TargetInfo, VmInfo, percentile_of,
+    BenchInfo, CatalogCaps, DiskInfo, Facts, FileInfo, PoolInfo, TargetId, TargetInfo, VmInfo,
+    percentile_of,
 };
 use advisor_topology::{
     CaptureTarget, Limits, Matching, Subject, Topology, match_targets, matches, name_keys,
@@ -36,16 +38,19 @@ pub(crate) const BUSY_PERCENTILE: f64 = 95.0;
 /// Binds the captures' targets, and the topology when there is one, into the facts.
 /// A target is busy (matched more eagerly) when its p95 IOPS is over `busy_iops`.
 pub(crate) fn bind(captures: &[Capture], topology: Option<&Topology>, busy_iops: f64) -> Bound {
-    bind_known(captures, topology, busy_iops, &[])
+    bind_known(captures, topology, busy_iops, &[], None)
 }
 
 /// [`bind`], with each capture's summaries when they were taken already (their IOPS with
-/// its [`BUSY_PERCENTILE`]): the busy test reads them instead of selecting again.
+/// its [`BUSY_PERCENTILE`]): the busy test reads them instead of selecting again; and with
+/// the catalog's caps the rules read (`disk_caps_near`). The facts are finished when it
+/// returns: nothing patches them afterwards.
 pub(crate) fn bind_known(
     captures: &[Capture],
     topology: Option<&Topology>,
     busy_iops: f64,
     stats: &[Vec<TargetStats>],
+    catalog: Option<&Arc<CatalogCaps>>,
 ) -> Bound {
     let targets = capture_targets(captures);
     let facts = Facts {
@@ -69,6 +74,8 @@ pub(crate) fn bind_known(
         bind_topology(&mut bound, t, &busy);
     }
     bind_files(&mut bound, captures);
+    crate::platform::name_by_lun(&mut bound.facts.targets, topology);
+    bound.facts.catalog = catalog.cloned();
     bound
 }
 

@@ -8,9 +8,9 @@
 use std::io::Read as _;
 use std::path::Path;
 
+use advisor_ingest::IngestError;
+use advisor_ingest::bundle::{self, ArchiveKind, Entry, Limits, Manifest, Member, Part};
 use advisor_model::InputSummary;
-use advisor_normalize::IngestError;
-use advisor_normalize::bundle::{self, ArchiveKind, Entry, Limits, Manifest, Member, Part};
 use serde::Serialize;
 
 use crate::session::{EngineError, Input};
@@ -18,7 +18,7 @@ use crate::sources;
 
 /// What the inputs hold once bundles are opened.
 #[derive(Debug, Default)]
-pub struct Expanded {
+pub(crate) struct Expanded {
     /// Every capture: the inputs that were not bundles, in order, and each bundle's
     /// captures in their place.
     pub inputs: Vec<Input>,
@@ -148,7 +148,7 @@ impl BundleSummary {
 
 impl Expanded {
     /// The report's inputs for every bundle's non-capture files.
-    pub fn listed(&self) -> Vec<InputSummary> {
+    pub(crate) fn listed(&self) -> Vec<InputSummary> {
         self.bundles.iter().flat_map(BundleSummary::listed).collect()
     }
 }
@@ -164,6 +164,7 @@ fn kind_of(input: &Input) -> Option<&'static str> {
             head[..n].to_vec()
         }
         Input::Bytes { bytes, .. } => bytes.iter().take(4).copied().collect(),
+        Input::Read(_) => return None,
     };
     match ArchiveKind::of(&head)? {
         ArchiveKind::Zip => Some("zip"),
@@ -216,6 +217,8 @@ fn open(input: &Input, kind: &'static str, limits: &Limits) -> Result<Opened, In
             bundle::open_archive_with(&name, &read_archive(p, &name, limits)?, limits, keep)?
         }
         Input::Bytes { bytes, .. } => bundle::open_archive_with(&name, bytes, limits, keep)?,
+        // Never a bundle (`kind_of`).
+        Input::Read(_) => Vec::new(),
     };
     let mut summary = BundleSummary {
         name: name.clone(),
@@ -278,7 +281,7 @@ fn open(input: &Input, kind: &'static str, limits: &Limits) -> Result<Opened, In
 
 /// An archive on disk, read whole when it is within the limits.
 fn read_archive(path: &Path, name: &str, limits: &Limits) -> Result<Vec<u8>, IngestError> {
-    let io = |e| IngestError::new(name, None, advisor_normalize::ErrorKind::Io(e));
+    let io = |e| IngestError::new(name, None, advisor_ingest::ErrorKind::Io(e));
     let len = std::fs::metadata(path).map_err(io)?.len();
     if len > limits.max_total {
         return Err(IngestError::invalid(

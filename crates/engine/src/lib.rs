@@ -3,10 +3,12 @@
 //! [`Session`] and call it, and render with `advisor_report`.
 //!
 //! - [`Session`] ([`Session::builder`]): the rules in force, the catalog, the templates;
-//!   [`Session::topology`] from every source ([`TopologySources`]); [`Session::read_all`]
-//!   (every input, every error); [`Session::analyze`], [`Session::inspect`],
-//!   [`Session::render`]; [`Session::expand`] opens collector bundles (a folder, a tar.gz,
-//!   a zip) among the inputs; [`Session::compare`] sets two runs side by side.
+//!   one entry per job, each taking a [`Request`] (inputs and [`TopologySources`]) and a
+//!   [`Progress`]: [`Session::analyze`], [`Session::compare`], [`Session::recommend`],
+//!   [`Session::batch`]; [`Session::inspect`] and [`Session::topology`] for one input and
+//!   for the topology's documents; [`Session::render`] and its kin for the reports. The
+//!   steps the jobs share (opening bundles, assembling the topology, reading every input
+//!   with every error) are written once, in private.
 //! - [`rules`] and [`catalog`]: what front ends show of the ruleset and the catalog
 //!   (`advisor rules`, `advisor catalog`, the API's reference routes); [`RuleDocument`] and
 //!   [`VmDocument`] as JSON, and every document's JSON Schema by name ([`schema`]).
@@ -27,20 +29,22 @@ mod session;
 mod sources;
 mod verdict;
 
+pub use advisor_ingest::bundle::{Limits as BundleLimits, Manifest};
+pub use advisor_ingest::{ErrorKind, IngestError};
 pub use advisor_model::reduce_points;
-pub use advisor_normalize::bundle::{Limits as BundleLimits, Manifest};
+pub use advisor_normalize::Capture;
 /// The readers' own entry for captures in memory (what a [`Session`] uses unless told
 /// otherwise by [`SessionBuilder::bytes_reader`]).
 pub use advisor_normalize::read_bytes;
-pub use advisor_normalize::{Capture, ErrorKind, IngestError};
 pub use analyze::{Timings, findings_of, not_evaluated_of};
 pub use batch::{BatchDone, BatchOptions, input_bytes, memory_estimate};
-pub use bundle::{BundleSummary, Expanded};
+pub use bundle::BundleSummary;
 pub use compare::CompareSide;
 pub use documents::{RuleDocument, RuleParam, SCHEMA_NAMES, Units, VmDocument, schema};
 pub use inspect::{BenchInspection, Inspection, MetricStats, TargetInspection};
 pub use session::{
-    BUSY_IOPS, BytesReader, CHART_POINTS, EngineError, Input, ReadStep, Session, SessionBuilder,
+    BUSY_IOPS, BytesReader, CHART_POINTS, EngineError, Input, Inspected, NO_CAPTURE, Progress,
+    Request, Session, SessionBuilder,
 };
 pub use sources::{DiskRow, TopologySources, document_kind};
 

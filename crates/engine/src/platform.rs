@@ -55,18 +55,9 @@ fn disk_of<'t>(base: &str, topology: Option<&'t Topology>) -> Option<&'t str> {
     t.disks.iter().find(|d| d.name == base).map(|d| d.name.as_str())
 }
 
-/// Aligns the guest captures to UTC and joins them to the platform targets; a disk the
-/// topology's LUN map names is renamed `E: (LUN 0)`.
-pub(crate) fn join(
-    captures: &[Capture],
-    targets: &mut [TargetInfo],
-    disks: &[DiskInfo],
-    topology: Option<&Topology>,
-) -> Platform {
-    let mut p = Platform { shift_ms: vec![0; captures.len()], ..Platform::default() };
-    if !captures.iter().any(is_platform) {
-        return p;
-    }
+/// Names each platform target (Azure Monitor's `LUN 0`) by the disk the topology's LUN map
+/// gives it, `E: (LUN 0)`: part of binding, so the facts carry the name every report shows.
+pub(crate) fn name_by_lun(targets: &mut [TargetInfo], topology: Option<&Topology>) {
     for t in targets.iter_mut().filter(|t| t.kind == TargetKind::Platform) {
         if t.name.starts_with("LUN ")
             && let Some(name) = disk_of(&t.name, topology)
@@ -74,7 +65,20 @@ pub(crate) fn join(
             t.name = format!("{name} ({})", t.name);
         }
     }
-    let targets: &[TargetInfo] = targets;
+}
+
+/// Aligns the guest captures to UTC and joins them to the platform targets (named by
+/// [`name_by_lun`] when they were bound).
+pub(crate) fn join(
+    captures: &[Capture],
+    targets: &[TargetInfo],
+    disks: &[DiskInfo],
+    topology: Option<&Topology>,
+) -> Platform {
+    let mut p = Platform { shift_ms: vec![0; captures.len()], ..Platform::default() };
+    if !captures.iter().any(is_platform) {
+        return p;
+    }
     let guests: Vec<usize> = (0..captures.len())
         .filter(|&i| !is_platform(&captures[i]) && !captures[i].format().is_benchmark())
         .collect();

@@ -7,8 +7,10 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use advisor_ingest::IngestError;
+use advisor_ingest::perfmon::counters::names as counter_names;
 use advisor_model::{Analysis, Comparison, Recommendation};
-use advisor_normalize::{Capture, IngestError, counter_names};
+use advisor_normalize::Capture;
 use advisor_report::{Format, RenderOptions, Renderer, ReportError};
 use advisor_rules::eval::CatalogCaps;
 use advisor_rules::{Diagnostic, LoadError, Registry};
@@ -16,7 +18,7 @@ use advisor_topology::{Catalog, CatalogError, Merged, Topology, TopologyError};
 
 use crate::BundleLimits;
 use crate::analyze::{self, Settings, Timings};
-use crate::bundle::{BundleSummary, Expanded};
+use crate::bundle::BundleSummary;
 use crate::compare::{CompareSide, SideData};
 use crate::inspect::{Inspection, inspect_capture};
 use crate::recommend::RecommendOptions;
@@ -30,10 +32,16 @@ pub const BUSY_IOPS: f64 = 1.0;
 pub const CHART_POINTS: usize = 300;
 
 /// A capture to read: a file, or bytes already in memory with the name to show.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub enum Input {
     Path(PathBuf),
-    Bytes { name: String, bytes: Vec<u8> },
+    Bytes {
+        name: String,
+        bytes: Vec<u8>,
+    },
+    /// A capture already read ([`Session::read`]): analysed again without reading it again
+    /// (the benchmark times the rules so).
+    Read(Box<Capture>),
 }
 
 impl Input {
@@ -42,6 +50,7 @@ impl Input {
         match self {
             Input::Path(p) => p.display().to_string(),
             Input::Bytes { name, .. } => name.clone(),
+            Input::Read(c) => c.file.clone(),
         }
     }
 
@@ -50,6 +59,8 @@ impl Input {
         match self {
             Input::Path(p) => std::fs::metadata(p).map_or(0, |m| m.len()),
             Input::Bytes { bytes, .. } => bytes.len() as u64,
+            // Read already: its bytes were counted when it was.
+            Input::Read(_) => 0,
         }
     }
 
@@ -134,13 +145,63 @@ impl From<TopologyError> for EngineError {
     }
 }
 
-/// One step of [`Session::read_each`].
-#[derive(Debug)]
-pub enum ReadStep<'a> {
+/// What a job works from: its inputs (captures, collector bundles) and the sources of the
+/// VM's topology. The bundles' documents join the sources when they are opened.
+#[derive(Debug, Clone, Default)]
+pub struct Request {
+    pub inputs: Vec<Input>,
+    pub topology: TopologySources,
+}
+
+impl Request {
+    /// These inputs, with no topology of their own beyond their bundles' documents.
+    pub fn new(inputs: impl IntoIterator<Item = impl Into<Input>>) -> Self {
+        Self {
+            inputs: inputs.into_iter().map(Into::into).collect(),
+            topology: TopologySources::default(),
+        }
+    }
+
+    /// The request with these topology sources.
+    #[must_use]
+    pub fn topology(mut self, topology: TopologySources) -> Self {
+        self.topology = topology;
+        self
+    }
+}
+
+/// What a job tells as it goes: the CLI's progress bar, the benchmark's clock. Every
+/// method does nothing unless implemented; `&mut ()` hears nothing.
+pub trait Progress {
+    /// The captures to read, once bundles are opened: how many, and their bytes.
+    fn start(&mut self, inputs: usize, bytes: u64) {
+        let _ = (inputs, bytes);
+    }
+
     /// About to read this input.
-    Reading { name: &'a str, bytes: u64 },
+    fn reading(&mut self, name: &str, bytes: u64) {
+        let _ = (name, bytes);
+    }
+
     /// It was read, or why not.
-    Read { name: &'a str, bytes: u64, result: Result<&'a Capture, &'a IngestError> },
+    fn read(&mut self, name: &str, bytes: u64, result: Result<&Capture, &IngestError>) {
+        let _ = (name, bytes, result);
+    }
+
+    /// An analysis is done; how long its parts took.
+    fn analysed(&mut self, timings: &Timings) {
+        let _ = timings;
+    }
+}
+
+impl Progress for () {}
+
+/// What [`Session::inspect`] found in one input: the bundle it is, if one, and each
+/// capture's inspection or why it could not be read, in order.
+#[derive(Debug)]
+pub struct Inspected {
+    pub bundles: Vec<BundleSummary>,
+    pub captures: Vec<Result<Inspection, IngestError>>,
 }
 
 /// Builds a [`Session`]: every option is checked by [`SessionBuilder::build`], before any
@@ -291,7 +352,7 @@ impl SessionBuilder {
 /// them. Built once (per command, per server) and shared: its methods take `&self`.
 ///
 /// ```
-/// use advisor_engine::{Input, Session, TopologySources};
+/// use advisor_engine::{Request, Session, TopologySources};
 ///
 /// let capture = concat!(
 ///     env!("CARGO_MANIFEST_DIR"),
@@ -299,7 +360,8 @@ impl SessionBuilder {
 /// );
 /// let session = Session::builder().build().expect("the shipped rules load");
 /// let vm = TopologySources { vm: Some("Standard_DS13_v2".into()), ..TopologySources::default() };
-/// let analysis = session.analyze(vec![Input::Path(capture.into())], &vm).expect("reads");
+/// let request = Request::new([std::path::PathBuf::from(capture)]).topology(vm);
+/// let analysis = session.analyze(request, &mut ()).expect("reads");
 /// assert_eq!(analysis.inputs.len(), 1);
 /// assert_eq!(analysis.vm.as_deref(), Some("Standard_DS13_v2"));
 /// // Without disks in the topology, the rules about disks say what they need.
@@ -353,75 +415,180 @@ impl Session {
         &self.renderer
     }
 
-    /// The topology its sources describe (a file, `--vm`, the upload form), or none.
-    pub fn topology(&self, sources: &TopologySources) -> Result<Option<Topology>, EngineError> {
-        sources::assemble(sources, &self.catalog)
-    }
-
     /// What bundles may unpack to in this session.
     pub fn bundle_limits(&self) -> &BundleLimits {
         &self.bundle_limits
     }
 
-    /// Opens every collector bundle among the inputs (a folder, or a tar.gz or zip by its
-    /// content) in memory: its captures become inputs (`bundle.tgz!dir/iostat.json`), the
-    /// documents the topology reads go to [`Expanded::documents`] (for
-    /// [`TopologySources::texts`]), and the rest is listed with the reason. Other inputs
-    /// pass through in order. Every bundle that cannot be opened is reported.
-    pub fn expand(&self, inputs: Vec<Input>) -> Result<Expanded, EngineError> {
-        crate::bundle::expand(inputs, &self.bundle_limits)
+    /// `advisor analyze`: the request read ([`Session::prepare`]), the rules evaluated, and
+    /// the bundles' other files listed among the inputs.
+    pub fn analyze(
+        &self,
+        request: Request,
+        progress: &mut impl Progress,
+    ) -> Result<Analysis, EngineError> {
+        let read = self.prepare(request, progress)?;
+        let mut analysis = self.analyze_read(&read, progress);
+        analysis.inputs.extend(read.listed);
+        Ok(analysis)
     }
 
-    /// The sources' topology documents merged as the contract's TOML, each fact with its
-    /// source (`advisor topology`).
-    pub fn merged_topology(&self, sources: &TopologySources) -> Result<Merged, EngineError> {
+    /// `advisor compare BEFORE... --with AFTER...`: each side read and analysed as
+    /// [`Session::analyze`] does, with its own topology, then compared target by target,
+    /// budget by budget and finding by finding, with the verdict worded by the report. When
+    /// both sides have unreadable inputs, every error of both is reported.
+    pub fn compare(
+        &self,
+        before: CompareSide,
+        after: CompareSide,
+        progress: &mut impl Progress,
+    ) -> Result<Comparison, EngineError> {
+        let b = self.compare_side(before, progress);
+        let a = self.compare_side(after, progress);
+        let (b, a) = match (b, a) {
+            (Ok(b), Ok(a)) => (b, a),
+            (Err(EngineError::Unreadable(mut x)), Err(EngineError::Unreadable(y))) => {
+                x.extend(y);
+                return Err(EngineError::Unreadable(x));
+            }
+            (Err(e), _) | (_, Err(e)) => return Err(e),
+        };
+        let mut comparison = crate::compare::compare(&b, &a, self.chart_points);
+        advisor_report::word_comparison(&mut comparison);
+        Ok(comparison)
+    }
+
+    /// `advisor recommend`: the request read ([`Session::prepare`]), then the VM size and
+    /// disk SKUs that carry its demand.
+    pub fn recommend(
+        &self,
+        request: Request,
+        options: &RecommendOptions,
+        progress: &mut impl Progress,
+    ) -> Result<Recommendation, EngineError> {
+        let read = self.prepare(request, progress)?;
+        Ok(crate::recommend::recommend(
+            &read.captures,
+            read.topology.as_ref(),
+            &self.catalog,
+            options,
+        ))
+    }
+
+    /// `advisor inspect`: what was recognised in one input; a bundle is opened and each of
+    /// its captures inspected (an unreadable one does not hide the others).
+    pub fn inspect(&self, input: Input) -> Result<Inspected, EngineError> {
+        let expanded = crate::bundle::expand(vec![input], &self.bundle_limits)?;
+        let bundle = expanded.bundles.first().cloned();
+        let captures = expanded
+            .inputs
+            .into_iter()
+            .map(|input| {
+                let mut inspection = inspect_capture(&self.read(input)?);
+                inspection.bundle.clone_from(&bundle);
+                Ok(inspection)
+            })
+            .collect();
+        Ok(Inspected { bundles: expanded.bundles, captures })
+    }
+
+    /// `advisor topology`: the sources' documents merged as the contract's TOML, each fact
+    /// with its source.
+    pub fn topology(&self, sources: &TopologySources) -> Result<Merged, EngineError> {
         sources::merged(sources, &self.catalog)
     }
 
-    fn read_one(&self, input: &Input) -> Result<Capture, IngestError> {
+    /// Reads one capture (not a bundle) as every job does, with this session's counter
+    /// tables and reader: for front ends that show or keep captures themselves, and
+    /// for the benchmark, which analyses one capture many times ([`Input::Read`]).
+    pub fn read(&self, input: Input) -> Result<Capture, IngestError> {
         match input {
-            Input::Path(p) => advisor_normalize::read_path_with(p, &self.counter_tables),
+            Input::Path(p) => advisor_normalize::read_path_with(&p, &self.counter_tables),
             Input::Bytes { name, bytes } => match &self.reader {
-                Some(reader) => reader(name, bytes),
-                None => advisor_normalize::read_bytes_with(name, bytes, &self.counter_tables),
+                Some(reader) => reader(&name, &bytes),
+                None => advisor_normalize::read_bytes_with(&name, &bytes, &self.counter_tables),
             },
+            Input::Read(capture) => Ok(*capture),
         }
     }
 
-    /// Reads every input in order, telling `step` before and after each; an input's bytes
-    /// are dropped as soon as it is read. Gives back what each read gave.
-    pub fn read_each(
+    /// The report of an analysis in `format`, with this session's templates.
+    pub fn render(&self, analysis: &Analysis, format: Format) -> Result<String, ReportError> {
+        let options = RenderOptions { rules_in_force: Some(self.registry.len()) };
+        self.renderer.render(analysis, format, &options)
+    }
+
+    /// The report of a comparison in `format`, with this session's templates.
+    pub fn render_comparison(
+        &self,
+        comparison: &Comparison,
+        format: Format,
+    ) -> Result<String, ReportError> {
+        self.renderer.render_comparison(comparison, format)
+    }
+
+    /// A recommendation in `format`, with this session's templates.
+    pub fn render_recommendation(
+        &self,
+        recommendation: &Recommendation,
+        format: Format,
+    ) -> Result<String, ReportError> {
+        self.renderer.render_recommendation(recommendation, format)
+    }
+
+    /// The verdict line of an analysis ("2 critical findings in 33 rules evaluated"): its
+    /// verdict's headline, as the reports open with it.
+    pub fn verdict(&self, analysis: &Analysis) -> String {
+        if analysis.verdict.headline.is_empty() {
+            advisor_report::verdict(analysis, Some(self.registry.len()))
+        } else {
+            analysis.verdict.headline.clone()
+        }
+    }
+
+    /// The pipeline every job shares, written once: the collector bundles among the inputs
+    /// opened (their captures become inputs, their documents topology sources), the
+    /// topology assembled from its sources, and every capture read, with every error.
+    pub(crate) fn prepare(
+        &self,
+        request: Request,
+        progress: &mut impl Progress,
+    ) -> Result<ReadRequest, EngineError> {
+        let Request { inputs, topology: mut sources } = request;
+        let expanded = crate::bundle::expand(inputs, &self.bundle_limits)?;
+        let limits = advisor_model::work::limits();
+        advisor_model::work::within("captures", expanded.inputs.len(), limits.captures);
+        if expanded.inputs.is_empty() {
+            return Err(no_capture(&expanded.bundles));
+        }
+        sources.texts.extend(expanded.documents.iter().cloned());
+        let topology = sources::assemble(&sources, &self.catalog)?;
+        let listed = expanded.listed();
+        let captures = self.read_all(expanded.inputs, progress)?;
+        Ok(ReadRequest { captures, topology, listed })
+    }
+
+    /// Reads every input in order, telling `progress` before and after each; an input's
+    /// bytes are dropped as soon as it is read. When any cannot be read, the error lists
+    /// every one that failed, not just the first.
+    fn read_all(
         &self,
         inputs: Vec<Input>,
-        mut step: impl FnMut(ReadStep<'_>),
-    ) -> Vec<Result<Capture, IngestError>> {
-        let mut out = Vec::with_capacity(inputs.len());
+        progress: &mut impl Progress,
+    ) -> Result<Vec<Capture>, EngineError> {
+        progress.start(inputs.len(), inputs.iter().map(Input::len).sum());
+        let mut captures = Vec::with_capacity(inputs.len());
+        let mut errors = Vec::new();
         for input in inputs {
             let name = input.name();
             let bytes = input.len();
-            step(ReadStep::Reading { name: &name, bytes });
+            progress.reading(&name, bytes);
             // The capture as read (its text, its frame) takes about its size again: charged
             // to the memory budget of the work this is part of, if any.
             advisor_model::work::charge(bytes);
-            let result = self.read_one(&input);
-            drop(input);
-            step(ReadStep::Read { name: &name, bytes, result: result.as_ref() });
-            out.push(result);
-        }
-        out
-    }
-
-    /// Reads every input; when any cannot be read, the error lists every one that failed,
-    /// not just the first.
-    pub fn read_all(
-        &self,
-        inputs: Vec<Input>,
-        step: impl FnMut(ReadStep<'_>),
-    ) -> Result<Vec<Capture>, EngineError> {
-        let mut captures = Vec::with_capacity(inputs.len());
-        let mut errors = Vec::new();
-        for r in self.read_each(inputs, step) {
-            match r {
+            let result = self.read(input);
+            progress.read(&name, bytes, result.as_ref());
+            match result {
                 Ok(c) => captures.push(c),
                 Err(e) => errors.push(e),
             }
@@ -434,18 +601,15 @@ impl Session {
         advisor_normalize::join_snapshots(captures).map_err(|e| EngineError::Unreadable(vec![e]))
     }
 
-    /// Ties captures already read to the topology, evaluates the rules, and gathers what a
-    /// report shows.
-    pub fn analyze_captures(&self, captures: &[Capture], topology: Option<&Topology>) -> Analysis {
-        self.analyze_captures_timed(captures, topology).0
-    }
-
-    /// [`Session::analyze_captures`], timing its parts (for the benchmark).
-    pub fn analyze_captures_timed(
+    /// Ties the captures read to the topology, evaluates the rules, and gathers what a
+    /// report shows; `progress` hears how long its parts took.
+    pub(crate) fn analyze_read(
         &self,
-        captures: &[Capture],
-        topology: Option<&Topology>,
-    ) -> (Analysis, Timings) {
+        read: &ReadRequest,
+        progress: &mut impl Progress,
+    ) -> Analysis {
+        let ReadRequest { captures, topology, .. } = read;
+        let topology = topology.as_ref();
         let settings = Settings {
             registry: &self.registry,
             only: &self.only,
@@ -465,7 +629,22 @@ impl Session {
             }
         }
         advisor_report::word_verdict(&mut analysis, Some(self.registry.len()));
-        (analysis, timings)
+        progress.analysed(&timings);
+        analysis
+    }
+
+    /// One side of a comparison, read and analysed as [`Session::analyze`] does.
+    fn compare_side(
+        &self,
+        side: CompareSide,
+        progress: &mut impl Progress,
+    ) -> Result<SideData, EngineError> {
+        let CompareSide { inputs, topology, labels } = side;
+        let files = inputs.iter().map(Input::name).collect();
+        let read = self.prepare(Request { inputs, topology }, progress)?;
+        let mut analysis = self.analyze_read(&read, progress);
+        analysis.inputs.extend(read.listed);
+        Ok(SideData { captures: read.captures, topology: read.topology, analysis, labels, files })
     }
 
     /// Each cap finding names, beside its fix, what `advisor recommend` proposes (its defaults: the
@@ -511,142 +690,30 @@ impl Session {
             r.confidence.level,
         ))
     }
+}
 
-    /// The whole of an analysis: bundles opened, the topology from its sources (and the
-    /// bundles' documents), every capture read, the rules evaluated, and the bundles'
-    /// other files listed among the inputs.
-    pub fn analyze(
-        &self,
-        inputs: Vec<Input>,
-        topology: &TopologySources,
-    ) -> Result<Analysis, EngineError> {
-        let expanded = self.expand(inputs)?;
-        let limits = advisor_model::work::limits();
-        advisor_model::work::within("captures", expanded.inputs.len(), limits.captures);
-        if expanded.inputs.is_empty() && !expanded.bundles.is_empty() {
-            let errors = expanded
-                .bundles
-                .iter()
-                .map(|b| {
-                    IngestError::invalid(
-                        &b.name,
-                        None,
-                        "no capture in it (a collector bundle holds iostat.json, iostat.txt or \
-                         perfmon.csv)",
-                    )
-                })
-                .collect();
-            return Err(EngineError::Unreadable(errors));
-        }
-        let mut sources = topology.clone();
-        sources.texts.extend(expanded.documents.iter().cloned());
-        let topology = self.topology(&sources)?;
-        let captures = self.read_all(expanded.inputs, |_| {})?;
-        let mut analysis = self.analyze_captures(&captures, topology.as_ref());
-        analysis.inputs.extend(expanded.bundles.iter().flat_map(BundleSummary::listed));
-        Ok(analysis)
-    }
+/// What a request's inputs gave: the captures read, the topology of its sources, and the
+/// bundles' other files as the report lists them.
+pub(crate) struct ReadRequest {
+    pub(crate) captures: Vec<Capture>,
+    pub(crate) topology: Option<Topology>,
+    pub(crate) listed: Vec<advisor_model::InputSummary>,
+}
 
-    /// One side of a comparison, read and analysed as [`Session::analyze`] does.
-    fn compare_side(&self, side: CompareSide) -> Result<SideData, EngineError> {
-        let files = side.inputs.iter().map(Input::name).collect();
-        let expanded = self.expand(side.inputs)?;
-        let mut sources = side.topology;
-        sources.texts.extend(expanded.documents.iter().cloned());
-        let topology = self.topology(&sources)?;
-        let captures = self.read_all(expanded.inputs, |_| {})?;
-        let mut analysis = self.analyze_captures(&captures, topology.as_ref());
-        analysis.inputs.extend(expanded.bundles.iter().flat_map(BundleSummary::listed));
-        Ok(SideData { captures, topology, analysis, labels: side.labels, files })
-    }
+/// What is said of every request without a capture to read: bundles that hold none, or no
+/// input at all. One sentence, whichever job and front end it came through.
+pub const NO_CAPTURE: &str = "no capture in it (none of its files is in a format advisor \
+                              reads; `advisor inspect` says what each file is)";
 
-    /// Two runs side by side (`advisor compare BEFORE... --with AFTER...`): each side read
-    /// and analysed with its own topology, then compared target by target, budget by budget
-    /// and finding by finding, with the verdict worded by the report. When both sides have
-    /// unreadable inputs, every error of both is reported.
-    pub fn compare(
-        &self,
-        before: CompareSide,
-        after: CompareSide,
-    ) -> Result<Comparison, EngineError> {
-        let b = self.compare_side(before);
-        let a = self.compare_side(after);
-        let (b, a) = match (b, a) {
-            (Ok(b), Ok(a)) => (b, a),
-            (Err(EngineError::Unreadable(mut x)), Err(EngineError::Unreadable(y))) => {
-                x.extend(y);
-                return Err(EngineError::Unreadable(x));
-            }
-            (Err(e), _) | (_, Err(e)) => return Err(e),
-        };
-        let mut comparison = crate::compare::compare(&b, &a, self.chart_points);
-        advisor_report::word_comparison(&mut comparison);
-        Ok(comparison)
+fn no_capture(bundles: &[BundleSummary]) -> EngineError {
+    if bundles.is_empty() {
+        return EngineError::Unreadable(vec![IngestError::invalid(
+            "the request",
+            None,
+            NO_CAPTURE,
+        )]);
     }
-
-    /// The report of a comparison in `format`, with this session's templates.
-    pub fn render_comparison(
-        &self,
-        comparison: &Comparison,
-        format: Format,
-    ) -> Result<String, ReportError> {
-        self.renderer.render_comparison(comparison, format)
-    }
-
-    /// What was recognised in one input.
-    pub fn inspect(&self, input: &Input) -> Result<Inspection, IngestError> {
-        Ok(inspect_capture(&self.read_one(input)?))
-    }
-
-    /// The report of an analysis in `format`, with this session's templates.
-    pub fn render(&self, analysis: &Analysis, format: Format) -> Result<String, ReportError> {
-        let options = RenderOptions { rules_in_force: Some(self.registry.len()) };
-        self.renderer.render(analysis, format, &options)
-    }
-
-    /// The recommendation for captures already read: the VM size and disk SKUs that carry
-    /// their demand (`advisor recommend`).
-    pub fn recommend_captures(
-        &self,
-        captures: &[Capture],
-        topology: Option<&Topology>,
-        options: &RecommendOptions,
-    ) -> Recommendation {
-        crate::recommend::recommend(captures, topology, &self.catalog, options)
-    }
-
-    /// [`Session::recommend_captures`] from the inputs: bundles opened, the topology from
-    /// its sources (and the bundles' documents), every capture read.
-    pub fn recommend(
-        &self,
-        inputs: Vec<Input>,
-        topology: &TopologySources,
-        options: &RecommendOptions,
-    ) -> Result<Recommendation, EngineError> {
-        let expanded = self.expand(inputs)?;
-        let mut sources = topology.clone();
-        sources.texts.extend(expanded.documents.iter().cloned());
-        let topology = self.topology(&sources)?;
-        let captures = self.read_all(expanded.inputs, |_| {})?;
-        Ok(self.recommend_captures(&captures, topology.as_ref(), options))
-    }
-
-    /// A recommendation in `format`, with this session's templates.
-    pub fn render_recommendation(
-        &self,
-        recommendation: &Recommendation,
-        format: Format,
-    ) -> Result<String, ReportError> {
-        self.renderer.render_recommendation(recommendation, format)
-    }
-
-    /// The verdict line of an analysis ("2 critical findings in 33 rules evaluated"): its
-    /// verdict's headline, as the reports open with it.
-    pub fn verdict(&self, analysis: &Analysis) -> String {
-        if analysis.verdict.headline.is_empty() {
-            advisor_report::verdict(analysis, Some(self.registry.len()))
-        } else {
-            analysis.verdict.headline.clone()
-        }
-    }
+    EngineError::Unreadable(
+        bundles.iter().map(|b| IngestError::invalid(&b.name, None, NO_CAPTURE)).collect(),
+    )
 }

@@ -4,7 +4,9 @@
 
 use std::path::PathBuf;
 
-use advisor_engine::{EngineError, Input, Session, TopologySources, findings_of, not_evaluated_of};
+use advisor_engine::{
+    EngineError, Input, Request, Session, TopologySources, findings_of, not_evaluated_of,
+};
 use advisor_model::Analysis;
 use advisor_report::chart_data;
 use advisor_rules::{Registry, Scope};
@@ -22,7 +24,7 @@ fn topology(p: &str) -> TopologySources {
 fn run(captures: &[&str], topo: Option<&str>) -> Analysis {
     let inputs: Vec<Input> = captures.iter().map(|c| Input::Path(repo(c))).collect();
     let t = topo.map(topology).unwrap_or_default();
-    Session::builder().build().unwrap().analyze(inputs, &t).unwrap()
+    Session::builder().build().unwrap().analyze(Request::new(inputs).topology(t), &mut ()).unwrap()
 }
 
 #[test]
@@ -149,7 +151,7 @@ fn set_values_inputs_in_memory_and_errors() {
     let inputs = vec![Input::Bytes { name: "capture.csv".into(), bytes }];
     let t = topology("fixtures/topologies/ds13_v2_temp_and_cached_p30.toml");
     let strict = Session::builder().set(["disk-iops-throttled.latency_factor=25"]).build().unwrap();
-    let a = strict.analyze(inputs, &t).unwrap();
+    let a = strict.analyze(Request::new(inputs).topology(t.clone()), &mut ()).unwrap();
     assert_eq!(a.inputs[0].file, "capture.csv");
     assert!(findings_of(&a, "disk-iops-throttled").next().is_none());
     assert!(findings_of(&a, "vm-cached-throughput-cap").next().is_some());
@@ -167,24 +169,29 @@ fn set_values_inputs_in_memory_and_errors() {
         Input::Path(repo(PERFMON)),
         Input::Bytes { name: "empty.csv".into(), bytes: Vec::new() },
     ];
-    let e = session.analyze(missing, &TopologySources::default()).unwrap_err();
+    let e = session.analyze(Request::new(missing), &mut ()).unwrap_err();
     let EngineError::Unreadable(errors) = &e else { panic!("{e}") };
     assert_eq!(errors.len(), 2, "{e}");
     assert!(e.to_string().contains("nope.csv") && e.to_string().contains("empty.csv"), "{e}");
-    // A bad topology is the topology's error, located.
-    let e = session.topology(&TopologySources { vm: Some(" ".into()), ..Default::default() });
-    assert!(matches!(e, Err(EngineError::Topology(_))));
+    // A bad topology is the topology's error, located, and found before any capture is
+    // read (the capture here would not read).
+    let with_vm = |vm: &str| {
+        let request = Request::new([Input::Bytes { name: "empty.csv".into(), bytes: Vec::new() }]);
+        let vm = TopologySources { vm: Some(vm.into()), ..Default::default() };
+        session.analyze(request.topology(vm), &mut ())
+    };
+    assert!(matches!(with_vm(" "), Err(EngineError::Topology(_))));
     // A size the catalog lacks is not: the topology keeps it, its caps unknown.
-    let t = session
-        .topology(&TopologySources {
-            vm: Some("Standard_NC24ads_A100_v4".into()),
-            ..Default::default()
-        })
-        .unwrap()
-        .unwrap();
-    assert_eq!(
-        t.vm.map(|v| (v.size.name, v.in_catalog)),
-        Some(("Standard_NC24ads_A100_v4".into(), false))
+    let bytes = std::fs::read(repo(PERFMON)).unwrap();
+    let request = Request::new([Input::Bytes { name: "capture.csv".into(), bytes }]).topology(
+        TopologySources { vm: Some("Standard_NC24ads_A100_v4".into()), ..Default::default() },
+    );
+    let a = session.analyze(request, &mut ()).unwrap();
+    assert_eq!(a.vm.as_deref(), Some("Standard_NC24ads_A100_v4"));
+    assert!(
+        a.not_evaluated.iter().any(|n| n.reason.contains("Standard_NC24ads_A100_v4")),
+        "{:?}",
+        a.not_evaluated
     );
 }
 

@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use advisor_engine::{EngineError, Input, Session};
+use advisor_engine::{Input, Session};
 
 /// A counter-name table of a language advisor does not ship (Hungarian, one counter; the
 /// name as PAL's CounterLang.xml gives it, as in tests/locales.rs).
@@ -23,11 +23,7 @@ fn temp_dir() -> PathBuf {
 
 /// What `session` makes of the capture: the notes of a read, or the error.
 fn read(session: &Session, input: Input) -> Result<Vec<String>, String> {
-    match session.read_all(vec![input], |_| {}) {
-        Ok(c) => Ok(c[0].meta.notes.clone()),
-        Err(EngineError::Unreadable(e)) => Err(e[0].to_string()),
-        Err(e) => Err(e.to_string()),
-    }
+    session.read(input).map(|c| c.meta.notes).map_err(|e| e.to_string())
 }
 
 #[test]

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use advisor_engine::recommend::{PriceList, RecommendOptions};
-use advisor_engine::{CompareSide, Input, RuleDocument, Session, TopologySources, VmDocument};
+use advisor_engine::{
+    CompareSide, Input, Request, RuleDocument, Session, TopologySources, VmDocument,
+};
 use advisor_report::Format;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -303,7 +305,9 @@ fn analyze(inner: &Inner, args: AnalyzeArgs) -> Result<Done, String> {
     let sources =
         TopologySources { files: topology.paths, vm: args.vm, ..TopologySources::default() };
     let inputs = paths.paths.into_iter().map(Input::Path).collect();
-    let analysis = session.analyze(inputs, &sources).map_err(|e| e.to_string())?;
+    let analysis = session
+        .analyze(Request { inputs, topology: sources }, &mut ())
+        .map_err(|e| e.to_string())?;
     let text = session
         .render(&analysis, Format::Markdown)
         .map_err(|e| format!("rendering the report: {e}"))?;
@@ -350,6 +354,7 @@ fn compare(inner: &Inner, args: CompareArgs) -> Result<Done, String> {
         .compare(
             side(before.paths, tb, &args.labels[..split]),
             side(after.paths, ta, &args.labels[split..]),
+            &mut (),
         )
         .map_err(|e| e.to_string())?;
     let text = session
@@ -391,7 +396,9 @@ fn recommend(inner: &Inner, args: RecommendArgs) -> Result<Done, String> {
     let sources =
         TopologySources { files: topology.paths, vm: args.vm, ..TopologySources::default() };
     let inputs = paths.paths.into_iter().map(Input::Path).collect();
-    let rec = session.recommend(inputs, &sources, &options).map_err(|e| e.to_string())?;
+    let rec = session
+        .recommend(Request { inputs, topology: sources }, &options, &mut ())
+        .map_err(|e| e.to_string())?;
     let text = session
         .render_recommendation(&rec, Format::Markdown)
         .map_err(|e| format!("rendering the recommendation: {e}"))?;

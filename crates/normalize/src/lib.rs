@@ -13,11 +13,6 @@ mod perfmon;
 mod series;
 mod summary;
 
-/// Collector bundles (a folder, a tar.gz, a zip), opened in memory within limits.
-pub use advisor_ingest::bundle;
-/// PerfMon counter-name tables of other display languages (`--counters FILE`).
-pub use advisor_ingest::perfmon::counters::names as counter_names;
-pub use advisor_ingest::{ErrorKind, IngestError};
 pub use capture::{
     Capture, join_snapshots, read_bytes, read_bytes_with, read_path, read_path_with,
 };

@@ -14,7 +14,7 @@ use std::sync::{Arc, OnceLock};
 
 use advisor_engine::catalog::TopologyError;
 use advisor_engine::recommend::{PriceError, PriceList, RecommendOptions};
-use advisor_engine::{CompareSide, EngineError, IngestError, Input, TopologySources};
+use advisor_engine::{CompareSide, EngineError, IngestError, Input, Request, TopologySources};
 use advisor_model::{Analysis, Comparison, Location, Recommendation};
 use advisor_report::Format;
 use pyo3::prelude::*;
@@ -296,7 +296,7 @@ impl Session {
         let analysis = guarded(py, || {
             let sources = sources(topology, topology_docs, vm)?;
             let inputs = paths.into_iter().map(Input::Path).collect();
-            session.analyze(inputs, &sources).map_err(Failure::from)
+            session.analyze(Request { inputs, topology: sources }, &mut ()).map_err(Failure::from)
         })?;
         Ok(self.document(Doc::Report(Box::new(analysis))))
     }
@@ -317,7 +317,7 @@ impl Session {
                 .into_iter()
                 .map(|(name, bytes)| Input::Bytes { name, bytes: bytes.to_vec() })
                 .collect();
-            session.analyze(inputs, &sources).map_err(Failure::from)
+            session.analyze(Request { inputs, topology: sources }, &mut ()).map_err(Failure::from)
         })?;
         Ok(self.document(Doc::Report(Box::new(analysis))))
     }
@@ -363,7 +363,11 @@ impl Session {
                 labels: labels.to_vec(),
             };
             session
-                .compare(side(before, tb, &labels[..split]), side(after, ta, &labels[split..]))
+                .compare(
+                    side(before, tb, &labels[..split]),
+                    side(after, ta, &labels[split..]),
+                    &mut (),
+                )
                 .map_err(Failure::from)
         })?;
         Ok(self.document(Doc::Comparison(Box::new(comparison))))
@@ -415,7 +419,9 @@ impl Session {
             options.check(session.catalog()).map_err(Failure::Usage)?;
             let sources = sources(topology, topology_docs, vm)?;
             let inputs = paths.into_iter().map(Input::Path).collect();
-            session.recommend(inputs, &sources, &options).map_err(Failure::from)
+            session
+                .recommend(Request { inputs, topology: sources }, &options, &mut ())
+                .map_err(Failure::from)
         })?;
         Ok(self.document(Doc::Recommendation(Box::new(rec))))
     }

@@ -213,7 +213,7 @@ async fn compare_inner(
     let format = negotiate::choose(up.format.as_deref(), accept)?;
     let job = run_blocking(state, slot, work, move |inner| {
         let (before, after) = up.into_sides();
-        let c = inner.session.compare(before, after).map_err(upload_error)?;
+        let c = inner.session.compare(before, after, &mut ()).map_err(upload_error)?;
         record.comparison(&c);
         inner
             .session

@@ -85,7 +85,9 @@ fn recommend_upload(
         .into_iter()
         .map(|(name, bytes)| Input::Bytes { name, bytes: Vec::from(bytes) })
         .collect();
-    let rec = session.recommend(inputs, &sources, &options).map_err(upload_error)?;
+    let rec = session
+        .recommend(advisor_engine::Request { inputs, topology: sources }, &options, &mut ())
+        .map_err(upload_error)?;
     session
         .render_recommendation(&rec, format)
         .map_err(|e| AppError::Internal(format!("rendering the recommendation: {e}")))

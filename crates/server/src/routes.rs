@@ -367,7 +367,9 @@ fn analyze_upload(inner: &crate::Inner, up: Upload, format: Format) -> Result<St
         .collect();
     // Bundles (tar.gz, zip) are opened in memory within the session's limits, as the CLI
     // opens them.
-    let analysis = session.analyze(inputs, &sources).map_err(upload_error)?;
+    let analysis = session
+        .analyze(advisor_engine::Request { inputs, topology: sources }, &mut ())
+        .map_err(upload_error)?;
     record.analysis(&analysis);
     session
         .render(&analysis, format)

@@ -585,36 +585,92 @@ fn user_table(user: &User, rows: &[(&Case, Value, Option<Value>)]) -> String {
     md
 }
 
+/// A job's phases as the benchmark times them, heard through [`advisor_engine::Progress`]:
+/// from the start to the first read (bundles, topology), the reads, and from the last
+/// read to the analysis' end.
+struct Clock {
+    started: Instant,
+    /// When the first read began and the last ended (wall, CPU).
+    first: Option<(Instant, f64)>,
+    last: Option<(Instant, f64)>,
+    done: Option<(Instant, f64, advisor_engine::Timings)>,
+    rows: usize,
+}
+
+/// What [`Clock`] measured.
+struct Phases {
+    before_read_s: f64,
+    read_s: f64,
+    read_cpu_s: f64,
+    analysis_s: f64,
+    analysis_cpu_s: f64,
+    timings: advisor_engine::Timings,
+}
+
+impl Clock {
+    fn new() -> Self {
+        Self { started: Instant::now(), first: None, last: None, done: None, rows: 0 }
+    }
+
+    fn phases(&self) -> Result<Phases> {
+        let (Some(first), Some(last), Some(done)) = (self.first, self.last, self.done) else {
+            anyhow::bail!("the analysis did not read and analyse (no capture?)");
+        };
+        Ok(Phases {
+            before_read_s: (first.0 - self.started).as_secs_f64(),
+            read_s: (last.0 - first.0).as_secs_f64(),
+            read_cpu_s: last.1 - first.1,
+            analysis_s: (done.0 - last.0).as_secs_f64(),
+            analysis_cpu_s: done.1 - last.1,
+            timings: done.2,
+        })
+    }
+}
+
+impl advisor_engine::Progress for Clock {
+    fn reading(&mut self, _name: &str, _bytes: u64) {
+        if self.first.is_none() {
+            self.first = Some((Instant::now(), cpu_s()));
+        }
+    }
+
+    fn read(
+        &mut self,
+        _name: &str,
+        _bytes: u64,
+        result: std::result::Result<&advisor_engine::Capture, &advisor_engine::IngestError>,
+    ) {
+        self.rows += result.map_or(0, |c| c.rows());
+        self.last = Some((Instant::now(), cpu_s()));
+    }
+
+    fn analysed(&mut self, timings: &advisor_engine::Timings) {
+        self.done = Some((Instant::now(), cpu_s(), *timings));
+    }
+}
+
 /// `xtask case FILE [--topology T]`: what `advisor analyze FILE` does (read, load the
 /// rules, analyze, render Markdown), each phase timed; prints one JSON line.
 pub(crate) fn case(file: &Path, topology: Option<&Path>, started: Instant) -> Result<()> {
-    use advisor_engine::{Input, Session, TopologySources};
+    use advisor_engine::{Input, Request, Session, TopologySources};
     let bytes = std::fs::metadata(file)?.len();
-    let read = |session: &Session| {
-        let captures = session.read_all(vec![Input::Path(file.to_path_buf())], |_| {});
-        captures.map_err(|e| anyhow::anyhow!("{e}"))
-    };
     // The session (rules, catalog, templates) is set up before the read, as `analyze`
-    // does; its time is counted with the topology's.
+    // does; its time is counted with the topology's (assembled before the read).
     let t = Instant::now();
     let session = Session::builder().build().map_err(|e| anyhow::anyhow!("{e}"))?;
-    let mut setup_s = t.elapsed().as_secs_f64();
-    let (t, cpu) = (Instant::now(), cpu_s());
-    let captures = read(&session)?;
-    let mut read_s = t.elapsed().as_secs_f64();
-    let mut read_cpu_s = cpu_s() - cpu;
-    let rows = captures.iter().map(|c| c.rows()).sum::<usize>();
-    let t = Instant::now();
-    let sources = TopologySources {
+    let setup_s = t.elapsed().as_secs_f64();
+    let request = Request::new([file.to_path_buf()]).topology(TopologySources {
         files: topology.map(Path::to_path_buf).into_iter().collect(),
         ..TopologySources::default()
-    };
-    let topo = session.topology(&sources).map_err(|e| anyhow::anyhow!("{e}"))?;
-    setup_s += t.elapsed().as_secs_f64();
-    let (t, cpu) = (Instant::now(), cpu_s());
-    let (analysis, timings) = session.analyze_captures_timed(&captures, topo.as_ref());
-    let analysis_s = t.elapsed().as_secs_f64();
-    let analysis_cpu_s = cpu_s() - cpu;
+    });
+    let mut clock = Clock::new();
+    let analysis = session.analyze(request, &mut clock).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let phases = clock.phases()?;
+    let setup_s = setup_s + phases.before_read_s;
+    let (mut read_s, mut read_cpu_s) = (phases.read_s, phases.read_cpu_s);
+    let (analysis_s, analysis_cpu_s) = (phases.analysis_s, phases.analysis_cpu_s);
+    let timings = phases.timings;
+    let rows = clock.rows;
     let t = Instant::now();
     let report = session.render(&analysis, advisor_report::Format::Markdown)?;
     let render_s = t.elapsed().as_secs_f64();
@@ -627,7 +683,9 @@ pub(crate) fn case(file: &Path, topology: Option<&Path>, started: Instant) -> Re
         let (mut times, mut cpus) = (vec![read_s], vec![read_cpu_s]);
         while extra.elapsed().as_secs_f64() < 1.0 && times.len() < 200 {
             let (t, cpu) = (Instant::now(), cpu_s());
-            let again = read(&session)?;
+            let again = session
+                .read(Input::Path(file.to_path_buf()))
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
             times.push(t.elapsed().as_secs_f64());
             cpus.push(cpu_s() - cpu);
             drop(again);
@@ -662,22 +720,28 @@ pub(crate) fn rules(
     reps: usize,
     only: &[String],
 ) -> Result<()> {
-    use advisor_engine::{Input, Session, TopologySources};
+    use advisor_engine::{Input, Request, Session, TopologySources};
     let reps = reps.max(1);
     let all = Session::builder().build().map_err(|e| anyhow::anyhow!("{e}"))?;
-    let captures = all
-        .read_all(vec![Input::Path(file.to_path_buf())], |_| {})
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    // Read once; each analysis below takes the capture read (the frame is shared, not
+    // copied) so that only the analysis is timed.
+    let capture = all.read(Input::Path(file.to_path_buf())).map_err(|e| anyhow::anyhow!("{e}"))?;
     let sources = TopologySources {
         files: topology.map(Path::to_path_buf).into_iter().collect(),
         ..TopologySources::default()
     };
-    let topo = all.topology(&sources).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let timed = |session: &Session| {
-        let times: Vec<f64> = (0..reps)
-            .map(|_| session.analyze_captures_timed(&captures, topo.as_ref()).1.rules_s)
-            .collect();
-        median(times)
+    let timed = |session: &Session| -> Result<f64> {
+        let mut times = Vec::with_capacity(reps);
+        for _ in 0..reps {
+            let request = Request {
+                inputs: vec![Input::Read(Box::new(capture.clone()))],
+                topology: sources.clone(),
+            };
+            let mut clock = Clock::new();
+            session.analyze(request, &mut clock).map_err(|e| anyhow::anyhow!("{e}"))?;
+            times.push(clock.phases()?.timings.rules_s);
+        }
+        Ok(median(times))
     };
     let ids: Vec<String> = all
         .rules()
@@ -689,15 +753,15 @@ pub(crate) fn rules(
     for id in ids {
         let one =
             Session::builder().only([id.clone()]).build().map_err(|e| anyhow::anyhow!("{e}"))?;
-        rows.push((id, timed(&one)));
+        rows.push((id, timed(&one)?));
     }
-    let together = timed(&all);
+    let together = timed(&all)?;
     // The chosen rules together (all the `vm` rules, say: one group).
     let chosen = if only.is_empty() {
         None
     } else {
         let some = Session::builder().only(only.iter().cloned()).build();
-        Some(timed(&some.map_err(|e| anyhow::anyhow!("{e}"))?))
+        Some(timed(&some.map_err(|e| anyhow::anyhow!("{e}"))?)?)
     };
     rows.sort_by(|a, b| b.1.total_cmp(&a.1));
     let alone: f64 = rows.iter().map(|r| r.1).sum();

@@ -330,7 +330,7 @@ pub(crate) fn recommend_known(
     catalog: &Catalog,
     o: &RecommendOptions,
 ) -> Recommendation {
-    let bound = crate::bind::bind_known(captures, topology, crate::BUSY_IOPS, stats);
+    let bound = crate::bind::bind_known(captures, topology, crate::BUSY_IOPS, stats, None);
     let names: Vec<_> = bound.facts.targets.iter().map(|t| (t.id, t.name.clone())).collect();
     let vm_info = bound.facts.vm.clone();
     let mut notes = Vec::new();
