@@ -179,9 +179,22 @@ fn a_bundle_without_a_capture_is_an_error_naming_it() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::copy(repo().join(WINDOWS).join("imds.json"), dir.join("imds.json")).unwrap();
     let shown = dir.display().to_string();
-    let (code, _, err) = run(&["analyze", &shown]);
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains(&format!("{shown}: no capture in it")), "{err}");
+    // Every job says the one sentence, once, and exits 2 (compare and recommend went on
+    // with nothing read before they shared the pipeline).
+    let capture = repo().join(WINDOWS).join("perfmon.csv").display().to_string();
+    let want = format!(
+        "error: {shown}: no capture in it (none of its files is in a format advisor reads; \
+         `advisor inspect` says what each file is)\n"
+    );
+    for args in [
+        vec!["analyze", shown.as_str()],
+        vec!["recommend", shown.as_str(), "--vm", "Standard_DS13_v2"],
+        vec!["compare", capture.as_str(), "--with", shown.as_str()],
+    ] {
+        let (code, _, err) = run(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert_eq!(err, want, "{args:?}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
