@@ -19,6 +19,7 @@ mod capture_series;
 mod catalog_caps;
 mod compare;
 mod documents;
+mod formats;
 mod inspect;
 mod platform;
 pub mod recommend;
@@ -37,6 +38,10 @@ pub use analyze::{Timings, findings_of, not_evaluated_of};
 pub use batch::{BatchDone, BatchOptions, input_bytes, memory_estimate};
 pub use bundle::{BundleSummary, Expanded};
 pub use compare::CompareSide;
+pub use formats::{
+    BUNDLES, FORMATS_MARKER, capture_formats, capture_formats_sentence, fill_formats,
+    fill_formats_in, missing_formats,
+};
 pub use documents::{RuleDocument, RuleParam, SCHEMA_NAMES, Units, VmDocument, schema};
 pub use inspect::{BenchInspection, Inspection, MetricStats, TargetInspection};
 pub use session::{

@@ -199,16 +199,17 @@ pub fn reader(format: Format) -> Option<&'static dyn CaptureFormat> {
     readers().find(|r| r.format() == format)
 }
 
+/// The supported formats as users are told of them, from [`FORMATS`]: one phrase per
+/// format (or family of formats named together), in table order. Every list of formats a
+/// user sees (error messages, `advisor --help`, the upload page, the API's and the MCP
+/// tools' descriptions) is made of these.
+pub fn supported_formats() -> Vec<&'static str> {
+    readers().filter_map(|r| r.supported()).collect()
+}
+
 /// The supported formats, as a sentence for error messages, from [`FORMATS`].
 pub fn supported() -> String {
-    let mut out = String::new();
-    for phrase in readers().filter_map(|r| r.supported()) {
-        if !out.is_empty() {
-            out.push_str(", ");
-        }
-        out.push_str(phrase);
-    }
-    out
+    supported_formats().join(", ")
 }
 
 /// Detects the format of a file from its first bytes; file names are never consulted (a

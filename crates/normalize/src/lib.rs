@@ -18,7 +18,7 @@ mod summary;
 pub use advisor_ingest::bundle;
 /// PerfMon counter-name tables of other display languages (`--counters FILE`).
 pub use advisor_ingest::perfmon::counters::names as counter_names;
-pub use advisor_ingest::{ErrorKind, IngestError};
+pub use advisor_ingest::{ErrorKind, IngestError, supported_formats};
 pub use capture::{
     Capture, join_snapshots, read_bytes, read_bytes_with, read_path, read_path_with,
 };

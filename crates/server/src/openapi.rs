@@ -72,6 +72,8 @@ fn build() -> Result<String, String> {
         *content = json!({ "schema": { "$ref": "#/components/schemas/Report" } });
     }
     add_security(&mut doc);
+    // The forms' descriptions name the formats of the reader registry, not a list kept by hand.
+    advisor_engine::fill_formats_in(&mut doc);
     serde_json::to_string_pretty(&doc)
         .map(|mut s| {
             s.push('\n');

@@ -89,9 +89,8 @@ pub(crate) async fn method_not_allowed() -> AppError {
 #[derive(Debug, utoipa::ToSchema)]
 #[allow(dead_code)]
 pub(crate) struct AnalyzeForm {
-    /// One or more captures (PerfMon CSV, iostat text or JSON, DiskSpd XML or text, fio
-    /// JSON, Azure Monitor metrics JSON, SQL Server file statistics as CSV or FOR JSON); the
-    /// format is detected from the content.
+    /// One or more captures ({formats}) or collector bundles (.tar.gz, .zip); the format is
+    /// detected from the content.
     #[schema(value_type = Vec<String>, format = Binary)]
     capture: Vec<Vec<u8>>,
     /// The VM's topology file (TOML, or the same shape as JSON).

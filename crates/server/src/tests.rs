@@ -136,3 +136,34 @@ fn collect_refs(v: &serde_json::Value, out: &mut Vec<String>) {
         _ => {}
     }
 }
+
+/// The page and the OpenAPI document name every capture format of the reader registry:
+/// their lists are rendered from it, so a format dropped from either would fail here.
+#[tokio::test]
+async fn the_page_and_the_api_document_name_every_registered_format() {
+    let app = app(state());
+    let resp = app.oneshot(Request::get("/").body(Body::empty()).unwrap()).await.unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    let body = axum::body::to_bytes(resp.into_body(), 1 << 22).await.unwrap();
+    let html = String::from_utf8(body.to_vec()).unwrap();
+    // The page's text, unescaped as a browser shows it.
+    let text = html
+        .replace("&#39;", "'")
+        .replace("&#x27;", "'")
+        .replace("&#x2F;", "/")
+        .replace("&quot;", "\"")
+        .replace("&amp;", "&");
+    assert_eq!(advisor_engine::missing_formats(&text), Vec::<&str>::new(), "{html}");
+
+    let doc: serde_json::Value = serde_json::from_str(openapi::spec().unwrap()).unwrap();
+    let capture = doc
+        .pointer("/components/schemas/AnalyzeForm/properties/capture/description")
+        .and_then(serde_json::Value::as_str)
+        .unwrap();
+    let formats: Vec<&str> = advisor_engine::missing_formats(capture)
+        .into_iter()
+        .filter(|p| *p != advisor_engine::BUNDLES)
+        .collect();
+    assert_eq!(formats, Vec::<&str>::new(), "{capture}");
+    assert!(!openapi::spec().unwrap().contains(advisor_engine::FORMATS_MARKER));
+}
