@@ -168,7 +168,6 @@ fn input_summary(c: &Capture) -> InputSummary {
     }
 }
 
-
 fn metric_summary(s: &Stats) -> MetricSummary {
     MetricSummary {
         p50: s.p50,

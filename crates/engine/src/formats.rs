@@ -8,7 +8,8 @@
 pub const FORMATS_MARKER: &str = "{formats}";
 
 /// What a collector bundle is, as the lists of inputs name it.
-pub const BUNDLES: &str = "collector bundles (collect-linux.sh's .tar.gz, collect-windows.ps1's .zip)";
+pub const BUNDLES: &str =
+    "collector bundles (collect-linux.sh's .tar.gz, collect-windows.ps1's .zip)";
 
 /// The capture formats advisor reads, one phrase per format (or family named together) in
 /// the registry's order: `PerfMon CSV (typeperf/relog)`, `iostat text (iostat -x -t 1)`, ...

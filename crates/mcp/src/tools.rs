@@ -224,15 +224,15 @@ fn tool(spec: &Spec) -> Tool {
         advisor_engine::fill_formats(spec.description),
         Arc::new(object((spec.input)())),
     )
-        .with_title(spec.title)
-        .with_raw_output_schema(Arc::new(output))
-        .with_annotations(
-            ToolAnnotations::new()
-                .read_only(true)
-                .destructive(false)
-                .idempotent(true)
-                .open_world(false),
-        )
+    .with_title(spec.title)
+    .with_raw_output_schema(Arc::new(output))
+    .with_annotations(
+        ToolAnnotations::new()
+            .read_only(true)
+            .destructive(false)
+            .idempotent(true)
+            .open_world(false),
+    )
 }
 
 /// A call's answer: the document, and the text for the model.

@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use advisor_engine::{EngineError, Input};
+use advisor_engine::{EngineError, Input, RuleDocument, VmDocument};
 use advisor_model::work::Stop;
 use advisor_report::Format;
 use axum::Json;
@@ -14,7 +14,6 @@ use axum::http::{HeaderMap, HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt as _;
-use serde_json::{Value, json};
 use tokio::sync::OwnedSemaphorePermit;
 
 use crate::negotiate;
@@ -390,68 +389,27 @@ pub(crate) fn upload_error(e: EngineError) -> AppError {
 
 /// The rules in force, with their parameters and documentation.
 #[utoipa::path(get, path = "/api/v1/rules", tag = "reference",
-    responses((status = 200, description = "Every rule: id, severity, scope, title, parameters, references and its explanation", content(("application/json")))))]
-pub(crate) async fn rules(State(state): State<AppState>) -> Json<Value> {
-    let list: Vec<Value> = state
-        .inner
-        .session
-        .rules()
-        .rules()
-        .map(|r| {
-            let params: Vec<Value> = r
-                .params
-                .iter()
-                .map(|p| {
-                    json!({
-                        "name": p.name,
-                        "value": p.value_text,
-                        "default": p.default_text,
-                        "dimension": p.dim.to_string(),
-                        "description": p.description,
-                    })
-                })
-                .collect();
-            json!({
-                "id": r.id,
-                "severity": r.severity,
-                "scope": r.scope,
-                "title": r.title,
-                "file": r.file,
-                "what": r.doc.what,
-                "why": r.doc.why,
-                "fix": r.doc.fix,
-                "params": params,
-                "refs": r.refs,
-                "explain": advisor_engine::rules::explain(r),
-            })
-        })
-        .collect();
-    Json(Value::Array(list))
+    responses((status = 200, description = "Every rule: id, severity, scope, title, origin, what it checks, why, the fix, parameters, references, the rules it explains and its explanation (each as `advisor rules explain ID --json` gives it)", content(("application/json")))))]
+pub(crate) async fn rules(State(state): State<AppState>) -> Json<Vec<RuleDocument>> {
+    Json(RuleDocument::all(state.inner.session.rules()))
 }
 
 /// A VM size's storage limits from the built-in catalog.
 #[utoipa::path(get, path = "/api/v1/catalog/vm/{size}", tag = "reference",
     params(("size" = String, Path, description = "A VM size, case-insensitive, `Standard_` optional")),
     responses(
-        (status = 200, description = "The size's figures (IOPS, MB/s of 10^6 bytes, GiB) and their sources", content(("application/json"))),
+        (status = 200, description = "The size's figures (IOPS, MB/s of 10^6 bytes, GiB) and their sources, as `advisor catalog vm SIZE --json` gives them", content(("application/json"))),
         (status = 404, description = "Not in the catalog; the detail suggests a near name", body = crate::Problem, content_type = "application/problem+json"),
     ))]
 pub(crate) async fn catalog_vm(
     State(state): State<AppState>,
     Path(size): Path<String>,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<VmDocument>, AppError> {
     let vm = state
         .inner
         .session
         .catalog()
         .vm(&size)
         .map_err(|u| AppError::NotFound(format!("{u}; {}", u.help())))?;
-    let mut v = serde_json::to_value(vm).map_err(|e| AppError::Internal(e.to_string()))?;
-    if let Value::Object(m) = &mut v {
-        m.insert("series".into(), json!(vm.series()));
-        m.insert("premium_storage".into(), json!(vm.premium_storage()));
-        m.insert("host_caching".into(), json!(vm.host_caching()));
-        m.insert("units".into(), json!({"iops": "IO/s", "mbps": "MB/s", "gib": "GiB"}));
-    }
-    Ok(Json(v))
+    Ok(Json(VmDocument::of(vm)))
 }

@@ -167,3 +167,50 @@ async fn the_page_and_the_api_document_name_every_registered_format() {
     assert_eq!(formats, Vec::<&str>::new(), "{capture}");
     assert!(!openapi::spec().unwrap().contains(advisor_engine::FORMATS_MARKER));
 }
+
+/// The reference routes answer the CLI's documents (`advisor rules explain ID --json`,
+/// `advisor catalog vm SIZE --json`), and the OpenAPI document describes them by their
+/// schemas.
+#[tokio::test]
+async fn the_reference_routes_answer_the_documents_the_cli_prints() {
+    let state = state();
+    let app = app(state.clone());
+    let get = |uri: &str| Request::get(uri).body(Body::empty()).unwrap();
+    let resp = app.clone().oneshot(get("/api/v1/rules")).await.unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    let body = axum::body::to_bytes(resp.into_body(), 1 << 24).await.unwrap();
+    let rules = state.inner.session.rules();
+    let want = serde_json::to_vec(&advisor_engine::RuleDocument::all(rules)).unwrap();
+    assert_eq!(body, want);
+    assert!(rules.rules().count() > 40);
+
+    let resp = app.clone().oneshot(get("/api/v1/catalog/vm/ds13_v2")).await.unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    let body = axum::body::to_bytes(resp.into_body(), 1 << 20).await.unwrap();
+    let vm = state.inner.session.catalog().vm("Standard_DS13_v2").unwrap();
+    assert_eq!(body, serde_json::to_vec(&advisor_engine::VmDocument::of(vm)).unwrap());
+
+    let doc: serde_json::Value = serde_json::from_str(openapi::spec().unwrap()).unwrap();
+    let answer = |op: &str| {
+        doc.pointer(&format!("/paths/{op}/responses/200/content/application~1json/schema"))
+            .cloned()
+            .unwrap_or_else(|| panic!("{op}"))
+    };
+    assert_eq!(
+        answer("~1api~1v1~1rules/get")["items"]["$ref"],
+        "#/components/schemas/RuleDocument"
+    );
+    assert_eq!(
+        answer("~1api~1v1~1catalog~1vm~1{size}/get")["$ref"],
+        "#/components/schemas/VmDocument"
+    );
+    let schemas = &doc["components"]["schemas"];
+    assert_eq!(schemas["RuleDocument"]["properties"]["explain"]["type"], "string");
+    assert!(schemas["VmDocument"]["properties"].get("premium_storage").is_some());
+    // Every reference points at a schema the document has.
+    let text = openapi::spec().unwrap();
+    for piece in text.split("\"#/components/schemas/").skip(1) {
+        let name = &piece[..piece.find('"').unwrap()];
+        assert!(schemas.get(name).is_some(), "{name} is referenced but missing");
+    }
+}

@@ -57,7 +57,6 @@ fn is_storage(k: TargetKind) -> bool {
     matches!(k, TargetKind::Disk | TargetKind::Volume | TargetKind::Device | TargetKind::Aggregate)
 }
 
-
 /// Nearest-rank percentiles of the finite values, with the max, the mean and the count.
 pub(crate) fn quantiles(values: &[f64]) -> Option<Quantiles> {
     let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
