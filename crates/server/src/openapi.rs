@@ -30,9 +30,9 @@ use crate::AppError;
     ),
     components(schemas(
         crate::Problem,
-        crate::routes::AnalyzeForm,
+        crate::upload::AnalyzeForm,
         crate::compare::CompareForm,
-        crate::recommend::RecommendForm
+        crate::upload::RecommendForm
     ))
 )]
 struct ApiDoc;

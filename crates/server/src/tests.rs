@@ -214,3 +214,127 @@ async fn the_reference_routes_answer_the_documents_the_cli_prints() {
         assert!(schemas.get(name).is_some(), "{name} is referenced but missing");
     }
 }
+
+/// Each form's fields as the OpenAPI document describes them (from the form type's schema)
+/// are the fields its reader takes (its table), and the reader's unknown-field error lists
+/// them: the documentation and the parser are one thing.
+#[test]
+fn every_form_documents_the_fields_its_reader_takes() {
+    use crate::form::{Field, Fields};
+    use crate::upload::{AnalyzeForm, RecommendForm};
+    let doc: serde_json::Value = serde_json::from_str(openapi::spec().unwrap()).unwrap();
+    let schemas = &doc["components"]["schemas"];
+    let properties = |name: &str| -> Vec<String> {
+        let mut all: Vec<String> = Vec::new();
+        let schema = &schemas[name];
+        let parts: Vec<&serde_json::Value> = match schema.get("allOf") {
+            Some(serde_json::Value::Array(items)) => items.iter().collect(),
+            _ => vec![schema],
+        };
+        for part in parts {
+            let part = match part.get("$ref").and_then(serde_json::Value::as_str) {
+                Some(r) => &schemas[r.trim_start_matches("#/components/schemas/")],
+                None => part,
+            };
+            let props = part["properties"].as_object().unwrap_or_else(|| panic!("{name}: {part}"));
+            all.extend(props.keys().cloned());
+        }
+        all.sort();
+        all
+    };
+    let names = |fields: &[Field]| -> Vec<String> {
+        let mut v: Vec<String> = fields.iter().map(|f| f.name.to_owned()).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(properties("AnalyzeForm"), names(AnalyzeForm::FIELDS));
+    assert_eq!(properties("RecommendForm"), names(RecommendForm::FIELDS));
+    assert_eq!(properties("CompareForm"), names(compare::CompareForm::FIELDS));
+    // Recommend's form is analyze's, and its own three.
+    assert_eq!(RecommendForm::FIELDS.len(), AnalyzeForm::FIELDS.len() + 3);
+    for (a, r) in AnalyzeForm::FIELDS.iter().zip(RecommendForm::FIELDS) {
+        assert_eq!((a.name, a.part, a.repeated), (r.name, r.part, r.repeated));
+    }
+    // What is required: the captures.
+    assert_eq!(schemas["AnalyzeForm"]["required"], serde_json::json!(["capture"]));
+    assert_eq!(schemas["CompareForm"]["required"], serde_json::json!(["before", "after"]));
+}
+
+/// The forms' limits and errors, read through the typed extractor.
+#[tokio::test]
+async fn the_form_extractor_keeps_the_limits_and_names_the_fields() {
+    use crate::form::Form;
+    use crate::upload::AnalyzeForm;
+    use axum::extract::FromRequest as _;
+    let state = state();
+    let post = |parts: &[(&str, Option<&str>, &[u8])]| {
+        let mut body = Vec::new();
+        for (name, file, bytes) in parts {
+            body.extend_from_slice(b"--XX\r\nContent-Disposition: form-data; name=\"");
+            body.extend_from_slice(name.as_bytes());
+            body.push(b'"');
+            if let Some(f) = file {
+                body.extend_from_slice(format!("; filename=\"{f}\"").as_bytes());
+            }
+            body.extend_from_slice(b"\r\n\r\n");
+            body.extend_from_slice(bytes);
+            body.extend_from_slice(b"\r\n");
+        }
+        body.extend_from_slice(b"--XX--\r\n");
+        Request::post("/")
+            .header("content-type", "multipart/form-data; boundary=XX")
+            .body(Body::from(body))
+            .unwrap()
+    };
+    let read = |req| async { Form::<AnalyzeForm>::from_request(req, &state).await.map(|f| f.0) };
+    let detail = |r: Result<AnalyzeForm, AppError>| match r {
+        Err(e) => (e.status(), e.detail()),
+        Ok(f) => panic!("read: {f:?}"),
+    };
+
+    let f = read(post(&[
+        ("capture", Some(r"C:\fakepath\a.csv"), b"x"),
+        ("capture", None, b"y"),
+        ("capture", None, b""),
+        ("disk_name", None, b" E: "),
+        ("disk_name", None, b""),
+        ("vm", None, b"  "),
+        ("format", None, b"json"),
+    ]))
+    .await
+    .unwrap();
+    let names: Vec<&str> = f.capture.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["a.csv", "capture-2"], "an empty part without a file name is skipped");
+    assert_eq!(f.disk_name, ["E:", ""], "the table keeps its empty cells");
+    assert_eq!((f.vm, f.format.as_deref()), (None, Some("json")));
+
+    let (status, said) =
+        detail(read(post(&[("capture", Some("a"), b"x"), ("colour", None, b"")])).await);
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        said,
+        "unknown field `colour`; the fields are capture (repeated), topology (repeated), vm, \
+         temp_disk, disk_name (repeated), disk_sku (repeated), disk_cache (repeated), \
+         disk_role (repeated), format"
+    );
+    let (_, said) =
+        detail(read(post(&[("capture", Some("a"), b"x"), ("percentile", None, b"90")])).await);
+    assert!(said.starts_with("unknown field `percentile`"), "analyze's form is its own: {said}");
+    let (_, said) = detail(read(post(&[("", None, b"x")])).await);
+    assert!(said.starts_with("a part of the form has no name"), "{said}");
+    let long = vec![b'a'; crate::form::MAX_TEXT_FIELD + 1];
+    let (_, said) = detail(read(post(&[("capture", Some("a"), b"x"), ("vm", None, &long)])).await);
+    assert_eq!(said, "field `vm` is 4097 bytes; it is a short text field");
+    let (_, said) =
+        detail(read(post(&[("capture", Some("a"), b"x"), ("vm", None, &[0xff])])).await);
+    assert_eq!(said, "field `vm` is not UTF-8 text");
+    let (status, said) = detail(read(post(&[("topology", Some("t.toml"), &[0xff])])).await);
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(said.starts_with("t.toml: a topology file is TOML or JSON text"), "{said}");
+    let (status, said) = detail(read(post(&[("vm", None, b"D2s_v3")])).await);
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(said, "no capture: send one or more files in the `capture` field");
+    let long_name = "n".repeat(10_000);
+    let (_, said) = detail(read(post(&[(long_name.as_str(), None, b"x")])).await);
+    assert!(said.len() < 2_000, "the unknown name is echoed bounded: {} bytes", said.len());
+}
