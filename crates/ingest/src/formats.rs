@@ -354,6 +354,21 @@ mod tests {
         );
     }
 
+    /// The user guide's "What is read" table (`docs/formats.md`) has a row for every format
+    /// the registry names, by the words its phrase starts with (`| sar text |`).
+    #[test]
+    fn the_guide_has_a_row_for_every_format() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/formats.md");
+        let guide = std::fs::read_to_string(root).unwrap();
+        for phrase in supported_formats() {
+            let head = phrase.split(" (").next().unwrap_or(phrase);
+            assert!(
+                guide.contains(&format!("\n| {head} |")),
+                "docs/formats.md has no row for {head}"
+            );
+        }
+    }
+
     #[test]
     fn detects_by_content() {
         assert_eq!(
