@@ -1,18 +1,16 @@
 //! `advisor catalog vm SIZE | disk SKU | list [--series X]`: the built-in Azure limits,
 //! each figure with its unit and the source of its row.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use advisor_engine::VmDocument;
 use advisor_engine::catalog::{
     BurstModel, Catalog, DiskKind, DiskSku, HOST_CACHE_MAX_GIB, RemoteFigures, SizeStatus, SkuRef,
     UnknownName, VmSize, did_you_mean, fmt_num,
 };
-use serde_json::{Value, json};
+use advisor_engine::{CatalogList, DiskDocument, VmCounts, VmDocument};
 
 use crate::EXIT_INPUT;
 
@@ -60,7 +58,7 @@ pub(crate) fn run(args: &CatalogArgs) -> anyhow::Result<ExitCode> {
     let mut out = String::new();
     match &args.what {
         CatalogWhat::Vm { size } => match catalog.vm(size) {
-            Ok(vm) if args.json => out = serde_json::to_string_pretty(&vm_json(vm))?,
+            Ok(vm) if args.json => out = serde_json::to_string_pretty(&VmDocument::of(vm))?,
             Ok(vm) => render_vm(&mut out, vm)?,
             Err(u) => return Ok(unknown(&u)),
         },
@@ -72,12 +70,12 @@ pub(crate) fn run(args: &CatalogArgs) -> anyhow::Result<ExitCode> {
                 Err(u) => return Ok(unknown(&u)),
             };
             if args.json {
-                let v: Vec<Value> = rows.iter().map(|d| disk_json(d)).collect();
-                out = serde_json::to_string_pretty(&if v.len() == 1 {
-                    v[0].clone()
-                } else {
-                    Value::Array(v)
-                })?;
+                let docs: Vec<DiskDocument> = rows.iter().map(|d| DiskDocument::of(d)).collect();
+                // One SKU is its document; a family provisioned per disk, their list.
+                out = match docs.as_slice() {
+                    [one] => serde_json::to_string_pretty(one)?,
+                    many => serde_json::to_string_pretty(many)?,
+                };
             } else {
                 render_disks(&mut out, &rows)?;
             }
@@ -104,12 +102,7 @@ pub(crate) fn run(args: &CatalogArgs) -> anyhow::Result<ExitCode> {
             let skus: Vec<&DiskSku> =
                 if series.is_some() { Vec::new() } else { catalog.disk_skus() };
             if args.json {
-                let v = json!({
-                    "vm_sizes": vms.iter().map(|v| vm_json(v)).collect::<Vec<_>>(),
-                    "vm_counts": counts_json(&vms),
-                    "disk_skus": skus.iter().map(|d| disk_json(d)).collect::<Vec<_>>(),
-                });
-                out = serde_json::to_string_pretty(&v)?;
+                out = serde_json::to_string_pretty(&CatalogList::of(&vms, &skus))?;
             } else {
                 render_list(&mut out, &vms, &skus)?;
             }
@@ -129,50 +122,6 @@ fn unknown(u: &UnknownName) -> ExitCode {
     eprintln!("error: {u}");
     eprintln!("  help: {}", u.help());
     ExitCode::from(EXIT_INPUT)
-}
-
-fn vm_json(vm: &VmSize) -> Value {
-    serde_json::to_value(VmDocument::of(vm)).unwrap_or(Value::Null)
-}
-
-/// The sizes counted by family and by status.
-fn counts(vms: &[&VmSize]) -> BTreeMap<String, [usize; 3]> {
-    let mut by: BTreeMap<String, [usize; 3]> = BTreeMap::new();
-    for v in vms {
-        let i = match v.status {
-            SizeStatus::Current => 0,
-            SizeStatus::Previous => 1,
-            SizeStatus::Retired => 2,
-        };
-        by.entry(v.family()).or_default()[i] += 1;
-    }
-    by
-}
-
-fn counts_json(vms: &[&VmSize]) -> Value {
-    let by = counts(vms);
-    let fam: serde_json::Map<String, Value> = by
-        .iter()
-        .map(|(f, [c, p, r])| {
-            (f.clone(), json!({"total": c + p + r, "current": c, "previous": p, "retired": r}))
-        })
-        .collect();
-    let sum = |i: usize| by.values().map(|x| x[i]).sum::<usize>();
-    json!({
-        "total": vms.len(),
-        "current": sum(0),
-        "previous": sum(1),
-        "retired": sum(2),
-        "by_family": fam,
-    })
-}
-
-fn disk_json(d: &DiskSku) -> Value {
-    let mut v = serde_json::to_value(d).unwrap_or(Value::Null);
-    if let Value::Object(m) = &mut v {
-        m.insert("burst_model".into(), json!(d.burst_model()));
-    }
-    v
 }
 
 fn with_unit(x: Option<f64>, unit: &str) -> String {
@@ -426,23 +375,21 @@ fn render_list(out: &mut String, vms: &[&VmSize], skus: &[&DiskSku]) -> std::fmt
              cache + temp disk), unc = uncached (SCSI where both controllers are published), \
              bst = uncached burst; `advisor catalog vm SIZE` gives every figure"
         )?;
-        let by = counts(vms);
-        let sum = |i: usize| by.values().map(|x| x[i]).sum::<usize>();
+        let counts = VmCounts::of(vms);
+        let all = counts.all;
         writeln!(
             out,
             "\n{} VM sizes ({} current, {} previous generation, {} retired), by family:",
-            vms.len(),
-            sum(0),
-            sum(1),
-            sum(2)
+            all.total, all.current, all.previous, all.retired
         )?;
-        for (f, [c, p, r]) in &by {
-            write!(out, "  {f:<8} {:>4}", c + p + r)?;
-            let parts: Vec<String> = [(c, "current"), (p, "previous"), (r, "retired")]
-                .iter()
-                .filter(|(n, _)| **n > 0)
-                .map(|(n, w)| format!("{n} {w}"))
-                .collect();
+        for (f, n) in &counts.by_family {
+            write!(out, "  {f:<8} {:>4}", n.total)?;
+            let parts: Vec<String> =
+                [(&n.current, "current"), (&n.previous, "previous"), (&n.retired, "retired")]
+                    .iter()
+                    .filter(|(n, _)| **n > 0)
+                    .map(|(n, w)| format!("{n} {w}"))
+                    .collect();
             writeln!(out, "  ({})", parts.join(", "))?;
         }
     }

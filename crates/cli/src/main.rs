@@ -15,7 +15,7 @@ mod topology_cmd;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory as _, FromArgMatches as _, Parser, Subcommand};
 
 /// The static (musl) build allocates with mimalloc: musl's allocator takes one lock that the
 /// parsing and rule threads queue on.
@@ -27,9 +27,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 pub(crate) const EXIT_INPUT: u8 = 2;
 
 #[derive(Debug, Parser)]
-#[command(name = "advisor", version, about, long_about = None)]
-/// Reads storage performance captures (PerfMon CSV, iostat, DiskSpd, fio) and tells
-/// what limits an Azure VM's storage.
+#[command(name = "advisor", version, long_about = None)]
+/// Reads storage performance captures and tells what limits an Azure VM's storage.
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -69,11 +68,29 @@ enum Command {
     Mcp(mcp_cmd::McpArgs),
 }
 
+/// The command line, with `--help` naming every input the reader registry reads (clap's
+/// texts are static; the list is not written by hand).
+fn command() -> clap::Command {
+    Cli::command().long_about(long_about())
+}
+
+fn long_about() -> String {
+    format!(
+        "Reads storage performance captures and tells what limits an Azure VM's storage.\n\n\
+         Reads (the format is detected from the content): {}; and {}, or their folders.",
+        advisor_engine::capture_formats_sentence(),
+        advisor_engine::BUNDLES
+    )
+}
+
 fn main() -> ExitCode {
     // On Windows, cmd and PowerShell hand `*.csv` over as it is: `wild` expands it the way a
     // Unix shell would (a pattern that matches nothing stays as written, and a quoted one is
     // not expanded). Elsewhere the arguments pass through unchanged.
-    let cli = match Cli::try_parse_from(wild::args_os()) {
+    let cli = match command()
+        .try_get_matches_from(wild::args_os())
+        .and_then(|m| Cli::from_arg_matches(&m))
+    {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
@@ -100,5 +117,25 @@ fn main() -> ExitCode {
             eprintln!("error: {e:#}");
             ExitCode::from(EXIT_INPUT)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_long_help_names_every_format_of_the_registry() {
+        let help = command().render_long_help().to_string();
+        assert_eq!(advisor_engine::missing_formats(&help), Vec::<&str>::new(), "{help}");
+        // `-h` keeps the one line.
+        let short = command().render_help().to_string();
+        assert!(short.starts_with("Reads storage performance captures and tells"), "{short}");
+        assert!(!short.contains("typeperf"), "{short}");
+    }
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        command().debug_assert();
     }
 }

@@ -4,7 +4,8 @@ use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use advisor_engine::rules::{CheckedRule, LoadError, Origin, Registry, dir_files, shipped_files};
+use advisor_engine::RuleSummary;
+use advisor_engine::rules::{LoadError, Origin, Registry, dir_files, shipped_files};
 
 use crate::EXIT_INPUT;
 
@@ -51,17 +52,11 @@ pub(crate) fn run(args: &RulesArgs) -> anyhow::Result<ExitCode> {
         RulesCommand::Check { dirs } => Ok(check(dirs)),
         RulesCommand::List { json, rules } => {
             let (reg, ok) = load(rules);
+            let list = RuleSummary::all(&reg);
             if *json {
-                let list: Vec<serde_json::Value> = reg.rules().map(|r| to_json(r, &reg)).collect();
                 out(&format!("{}\n", serde_json::to_string_pretty(&list)?));
             } else {
-                let width = reg.rules().map(|r| r.id.len()).max().unwrap_or(0);
-                for r in reg.rules() {
-                    out(&format!(
-                        "{:<width$}  {:<8}  {:<6}  {}\n",
-                        r.id, r.severity, r.scope, r.title
-                    ));
-                }
+                out(&RuleSummary::table(&list));
             }
             Ok(exit(ok))
         }
@@ -154,34 +149,4 @@ fn report(res: Result<usize, LoadError>) -> usize {
             e.diagnostics.len()
         }
     }
-}
-
-fn to_json(r: &CheckedRule, reg: &Registry) -> serde_json::Value {
-    let origin = match reg.origin(&r.id) {
-        Some(Origin::Dir(d)) => d.display().to_string(),
-        _ => "shipped".to_owned(),
-    };
-    let params: Vec<serde_json::Value> = r
-        .params
-        .iter()
-        .map(|p| {
-            serde_json::json!({
-                "name": p.name,
-                "value": p.value_text,
-                "default": p.default_text,
-                "dimension": p.dim.to_string(),
-                "description": p.description,
-            })
-        })
-        .collect();
-    serde_json::json!({
-        "id": r.id,
-        "severity": r.severity,
-        "scope": r.scope,
-        "title": r.title,
-        "file": r.file,
-        "origin": origin,
-        "params": params,
-        "refs": r.refs,
-    })
 }

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use advisor_model::{
     Analysis, Direction, Finding, InputSummary, Metric, MetricSummary, NotEvaluated,
-    PercentileCurve, REPORT_SCHEMA, TargetKind, TargetSummary, ToolInfo,
+    PercentileCurve, REPORT_SCHEMA, TargetSummary, ToolInfo,
 };
 use advisor_normalize::{Capture, Stats, TargetStats};
 use advisor_rules::Registry;
@@ -167,19 +167,6 @@ fn input_summary(c: &Capture) -> InputSummary {
     }
 }
 
-fn kind_name(k: TargetKind) -> &'static str {
-    match k {
-        TargetKind::Disk => "disk",
-        TargetKind::Volume => "volume",
-        TargetKind::Device => "device",
-        TargetKind::Benchmark => "benchmark",
-        TargetKind::Aggregate => "aggregate",
-        TargetKind::Host => "host",
-        TargetKind::Platform => "platform",
-        TargetKind::File => "file",
-    }
-}
-
 fn metric_summary(s: &Stats) -> MetricSummary {
     MetricSummary {
         p50: s.p50,
@@ -210,7 +197,7 @@ fn target_summaries(
                 name: i
                     .and_then(|i| bound.facts.targets.get(i))
                     .map_or_else(|| t.name.clone(), |x| x.name.clone()),
-                kind: kind_name(t.kind).to_owned(),
+                kind: t.kind.as_str().to_owned(),
                 host: t.host.clone(),
                 file: c.file.clone(),
                 matched: i.and_then(|i| bound.matched.get(i).cloned().flatten()),

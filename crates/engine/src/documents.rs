@@ -4,8 +4,11 @@
 //! MCP server's output schemas give, all from the Rust types the documents are written
 //! from.
 
+use std::collections::BTreeMap;
+
+use advisor_model::limits::BurstModel;
 use advisor_rules::{CheckedRule, Origin, Registry};
-use advisor_topology::{CachedGap, VmSize};
+use advisor_topology::{CachedGap, DiskSku, SizeStatus, VmSize};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
@@ -88,35 +91,99 @@ pub struct RuleParam {
 impl RuleDocument {
     /// `rule` as the registry holds it (with `--set` values applied).
     pub fn of(rule: &CheckedRule, registry: &Registry) -> Self {
-        let origin = match registry.origin(&rule.id) {
-            Some(Origin::Dir(d)) => d.display().to_string(),
-            _ => "shipped".to_owned(),
-        };
         RuleDocument {
             id: rule.id.clone(),
             severity: rule.severity.to_string(),
             scope: rule.scope.to_string(),
             title: rule.title.clone(),
             file: rule.file.clone(),
-            origin,
+            origin: origin(rule, registry),
             what: rule.doc.what.clone(),
             why: rule.doc.why.clone(),
             fix: rule.doc.fix.clone(),
-            params: rule
-                .params
-                .iter()
-                .map(|p| RuleParam {
-                    name: p.name.clone(),
-                    value: p.value_text.clone(),
-                    default: p.default_text.clone(),
-                    dimension: p.dim.to_string(),
-                    description: p.description.clone(),
-                })
-                .collect(),
+            params: RuleParam::all(rule),
             refs: rule.refs.clone(),
             explains: rule.explains.clone(),
             explain: advisor_rules::explain(rule),
         }
+    }
+
+    /// Every rule of the registry, in its order: `GET /api/v1/rules`.
+    pub fn all(registry: &Registry) -> Vec<Self> {
+        registry.rules().map(|r| Self::of(r, registry)).collect()
+    }
+}
+
+/// `shipped`, or the `--rules` folder a rule came from.
+fn origin(rule: &CheckedRule, registry: &Registry) -> String {
+    match registry.origin(&rule.id) {
+        Some(Origin::Dir(d)) => d.display().to_string(),
+        _ => "shipped".to_owned(),
+    }
+}
+
+impl RuleParam {
+    /// A rule's parameters, in the order the rule declares them.
+    pub fn all(rule: &CheckedRule) -> Vec<Self> {
+        rule.params
+            .iter()
+            .map(|p| RuleParam {
+                name: p.name.clone(),
+                value: p.value_text.clone(),
+                default: p.default_text.clone(),
+                dimension: p.dim.to_string(),
+                description: p.description.clone(),
+            })
+            .collect()
+    }
+}
+
+/// A rule in a list of the ruleset: `advisor rules list --json` (one per rule), and the
+/// line of `advisor rules list`. [`RuleDocument`] without the documentation.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct RuleSummary {
+    pub id: String,
+    /// `critical`, `warning` or `info`.
+    pub severity: String,
+    /// `vm`, `disk`, `pool`, `bench` or `target`.
+    pub scope: String,
+    pub title: String,
+    /// The rule file.
+    pub file: String,
+    /// `shipped`, or the `--rules` folder the rule came from.
+    pub origin: String,
+    /// Its thresholds.
+    pub params: Vec<RuleParam>,
+    /// Microsoft's pages the verdict rests on.
+    pub refs: Vec<String>,
+}
+
+impl RuleSummary {
+    pub fn of(rule: &CheckedRule, registry: &Registry) -> Self {
+        RuleSummary {
+            id: rule.id.clone(),
+            severity: rule.severity.to_string(),
+            scope: rule.scope.to_string(),
+            title: rule.title.clone(),
+            file: rule.file.clone(),
+            origin: origin(rule, registry),
+            params: RuleParam::all(rule),
+            refs: rule.refs.clone(),
+        }
+    }
+
+    /// Every rule of the registry, in its order.
+    pub fn all(registry: &Registry) -> Vec<Self> {
+        registry.rules().map(|r| Self::of(r, registry)).collect()
+    }
+
+    /// The list as `advisor rules list` prints it: one line per rule, the columns id,
+    /// severity, scope and title aligned.
+    pub fn table(list: &[Self]) -> String {
+        let width = list.iter().map(|r| r.id.len()).max().unwrap_or(0);
+        list.iter()
+            .map(|r| format!("{:<width$}  {:<8}  {:<6}  {}\n", r.id, r.severity, r.scope, r.title))
+            .collect()
     }
 }
 
@@ -166,6 +233,81 @@ impl VmDocument {
             cached_gap: vm.cached_gap(),
             cached_gap_reason: vm.cached_gap_reason(),
             units: Units { iops: "IO/s".into(), mbps: "MB/s".into(), gib: "GiB".into() },
+        }
+    }
+}
+
+/// A disk SKU's row of the catalog, with how it bursts: `advisor catalog disk SKU --json`
+/// and the disks of `advisor catalog list --json`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DiskDocument {
+    /// The catalog's row.
+    #[serde(flatten)]
+    pub sku: DiskSku,
+    /// How the SKU can exceed its provisioned figures.
+    pub burst_model: BurstModel,
+}
+
+impl DiskDocument {
+    pub fn of(sku: &DiskSku) -> Self {
+        DiskDocument { sku: sku.clone(), burst_model: sku.burst_model() }
+    }
+}
+
+/// VM sizes counted by status.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct StatusCounts {
+    pub total: usize,
+    pub current: usize,
+    pub previous: usize,
+    pub retired: usize,
+}
+
+impl StatusCounts {
+    fn add(&mut self, status: SizeStatus) {
+        self.total += 1;
+        match status {
+            SizeStatus::Current => self.current += 1,
+            SizeStatus::Previous => self.previous += 1,
+            SizeStatus::Retired => self.retired += 1,
+        }
+    }
+}
+
+/// VM sizes counted by status, in all and by family.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct VmCounts {
+    #[serde(flatten)]
+    pub all: StatusCounts,
+    /// By family (`DS`, `E`), in name order.
+    pub by_family: BTreeMap<String, StatusCounts>,
+}
+
+impl VmCounts {
+    pub fn of(vms: &[&VmSize]) -> Self {
+        let mut counts = VmCounts::default();
+        for v in vms {
+            counts.all.add(v.status);
+            counts.by_family.entry(v.family()).or_default().add(v.status);
+        }
+        counts
+    }
+}
+
+/// The catalog's VM sizes and disk SKUs: `advisor catalog list --json`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CatalogList {
+    pub vm_sizes: Vec<VmDocument>,
+    pub vm_counts: VmCounts,
+    pub disk_skus: Vec<DiskDocument>,
+}
+
+impl CatalogList {
+    pub fn of(vms: &[&VmSize], skus: &[&DiskSku]) -> Self {
+        CatalogList {
+            vm_sizes: vms.iter().map(|v| VmDocument::of(v)).collect(),
+            vm_counts: VmCounts::of(vms),
+            disk_skus: skus.iter().map(|d| DiskDocument::of(d)).collect(),
         }
     }
 }

@@ -21,6 +21,7 @@ mod capture_series;
 mod catalog_caps;
 mod compare;
 mod documents;
+mod formats;
 mod inspect;
 mod platform;
 pub mod recommend;
@@ -40,7 +41,14 @@ pub use analyze::{Timings, findings_of, not_evaluated_of};
 pub use batch::{BatchDone, BatchOptions, input_bytes, memory_estimate};
 pub use bundle::BundleSummary;
 pub use compare::CompareSide;
-pub use documents::{RuleDocument, RuleParam, SCHEMA_NAMES, Units, VmDocument, schema};
+pub use documents::{
+    CatalogList, DiskDocument, RuleDocument, RuleParam, RuleSummary, SCHEMA_NAMES, StatusCounts,
+    Units, VmCounts, VmDocument, schema,
+};
+pub use formats::{
+    BUNDLES, FORMATS_MARKER, capture_formats, capture_formats_sentence, fill_formats,
+    fill_formats_in, missing_formats,
+};
 pub use inspect::{BenchInspection, Inspection, MetricStats, TargetInspection};
 pub use session::{
     BUSY_IOPS, BytesReader, CHART_POINTS, EngineError, Input, Inspected, NO_CAPTURE, Progress,

@@ -205,16 +205,17 @@ pub fn reader(format: Format) -> Option<&'static dyn CaptureFormat> {
     readers().find(|r| r.format() == format)
 }
 
+/// The supported formats as users are told of them, from [`FORMATS`]: one phrase per
+/// format (or family of formats named together), in table order. Every list of formats a
+/// user sees (error messages, `advisor --help`, the upload page, the API's and the MCP
+/// tools' descriptions) is made of these.
+pub fn supported_formats() -> Vec<&'static str> {
+    readers().filter_map(|r| r.supported()).collect()
+}
+
 /// The supported formats, as a sentence for error messages, from [`FORMATS`].
 pub fn supported() -> String {
-    let mut out = String::new();
-    for phrase in readers().filter_map(|r| r.supported()) {
-        if !out.is_empty() {
-            out.push_str(", ");
-        }
-        out.push_str(phrase);
-    }
-    out
+    supported_formats().join(", ")
 }
 
 /// Detects the format of a file from its first bytes; file names are never consulted (a
@@ -368,6 +369,21 @@ mod tests {
              or FOR JSON), sar text (sar -A, sar -d -p -u) and sadf -d, -j or -x output (sadf \
              saDD -- -d -p -u)"
         );
+    }
+
+    /// The user guide's "What is read" table (`docs/formats.md`) has a row for every format
+    /// the registry names, by the words its phrase starts with (`| sar text |`).
+    #[test]
+    fn the_guide_has_a_row_for_every_format() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/formats.md");
+        let guide = std::fs::read_to_string(root).unwrap();
+        for phrase in supported_formats() {
+            let head = phrase.split(" (").next().unwrap_or(phrase);
+            assert!(
+                guide.contains(&format!("\n| {head} |")),
+                "docs/formats.md has no row for {head}"
+            );
+        }
     }
 
     #[test]

@@ -28,5 +28,5 @@ pub use advisor_model::RawCapture;
 pub use error::{ErrorKind, IngestError};
 pub use formats::{
     CaptureFormat, Entry, FORMATS, HEAD, Head, Read, Reading, Refusal, Sniff, Test, detect, read,
-    read_as, read_as_with, read_with, reader, readers, sniff, supported,
+    read_as, read_as_with, read_with, reader, readers, sniff, supported, supported_formats,
 };

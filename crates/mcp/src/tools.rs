@@ -28,10 +28,8 @@ use crate::{Inner, Server};
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct AnalyzeArgs {
-    /// Capture files (PerfMon CSV, iostat text or JSON, sar, DiskSpd XML or text, fio
-    /// JSON, Azure Monitor metrics JSON, SQL Server file statistics as CSV or FOR JSON; the
-    /// format is read from the content) or collector bundles (a folder, a .tar.gz or a
-    /// .zip), analysed together into one report. Paths are absolute or relative to the
+    /// Capture files ({formats}; the format is read from the content) or collector bundles
+    /// (a folder, a .tar.gz or a .zip), analysed together into one report. Paths are absolute or relative to the
     /// server's working directory, and must be inside a directory the server allows.
     #[schemars(length(min = 1))]
     paths: Vec<String>,
@@ -159,6 +157,8 @@ fn input_schema<T: JsonSchema>() -> Value {
         // The Rust type's name means nothing to a client.
         obj.remove("title");
     }
+    // The formats are named from the reader registry.
+    advisor_engine::fill_formats_in(&mut schema);
     schema
 }
 
@@ -166,9 +166,8 @@ const SPECS: &[Spec] = &[
     Spec {
         name: "analyze",
         title: "Analyze storage captures",
-        description: "Why an Azure VM's storage is slow: reads the captures (PerfMon CSV, \
-            iostat, sar, DiskSpd, fio, Azure Monitor metrics, collector bundles), ties them to \
-            the VM's topology and Azure's published limits, and judges them with advisor's \
+        description: "Why an Azure VM's storage is slow: reads the captures ({formats}) and \
+            collector bundles, ties them to the VM's topology and Azure's published limits, and judges them with advisor's \
             ruleset. Answers the JSON report (verdict, findings with evidence, fix and episodes, \
             causes and effects, rules not evaluated and why, statistics per target) as \
             structured content, and the Markdown report as text.",
@@ -222,16 +221,20 @@ fn object(v: Value) -> JsonObject {
 
 fn tool(spec: &Spec) -> Tool {
     let output = advisor_engine::schema(spec.output).map(object).unwrap_or_default();
-    Tool::new(spec.name, spec.description, Arc::new(object((spec.input)())))
-        .with_title(spec.title)
-        .with_raw_output_schema(Arc::new(output))
-        .with_annotations(
-            ToolAnnotations::new()
-                .read_only(true)
-                .destructive(false)
-                .idempotent(true)
-                .open_world(false),
-        )
+    Tool::new(
+        spec.name,
+        advisor_engine::fill_formats(spec.description),
+        Arc::new(object((spec.input)())),
+    )
+    .with_title(spec.title)
+    .with_raw_output_schema(Arc::new(output))
+    .with_annotations(
+        ToolAnnotations::new()
+            .read_only(true)
+            .destructive(false)
+            .idempotent(true)
+            .open_world(false),
+    )
 }
 
 /// A call's answer: the document, and the text for the model.
@@ -488,11 +491,12 @@ impl Server {
             self.inner.allowed.roots().iter().map(|r| r.display().to_string()).collect();
         format!(
             "advisor tells why an Azure VM's storage is slow, from the captures attached to a \
-             ticket (PerfMon CSV, iostat, sar, DiskSpd, fio, Azure Monitor metrics, collector \
-             bundles). Call analyze with the capture paths and the VM's topology (a topology \
+             ticket ({}) and {}. Call analyze with the capture paths and the VM's topology (a topology \
              file or the VM's own documents, or just vm: its size); each finding names its \
              rule, which explain_rule explains, and catalog_vm gives a size's limits. Files \
              are read only under: {}.",
+            advisor_engine::capture_formats_sentence(),
+            advisor_engine::BUNDLES,
             roots.join(", ")
         )
     }
@@ -567,6 +571,24 @@ mod tests {
         }
         let names: Vec<&str> = SPECS.iter().map(|s| s.name).collect();
         assert_eq!(names, ["analyze", "compare", "recommend", "explain_rule", "catalog_vm"]);
+    }
+
+    /// The analyze tool's description, its `paths` and the server's instructions name every
+    /// capture format of the reader registry (rendered from it).
+    #[test]
+    fn the_tools_name_every_registered_format() {
+        let analyze = tool(&SPECS[0]);
+        let paths = analyze.input_schema["properties"]["paths"]["description"].as_str().unwrap();
+        let instructions = server(1, 10, 1000).instructions();
+        for text in [analyze.description.as_deref().unwrap(), paths, &instructions] {
+            let missing: Vec<&str> = advisor_engine::missing_formats(text)
+                .into_iter()
+                .filter(|p| *p != advisor_engine::BUNDLES)
+                .collect();
+            assert_eq!(missing, Vec::<&str>::new(), "{text}");
+            assert!(!text.contains(advisor_engine::FORMATS_MARKER), "{text}");
+        }
+        assert!(advisor_engine::missing_formats(&instructions).is_empty(), "{instructions}");
     }
 
     fn server(workers: usize, queue_wait_ms: u64, timeout_ms: u64) -> Server {

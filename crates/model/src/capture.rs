@@ -76,6 +76,41 @@ pub enum TargetKind {
     File,
 }
 
+impl TargetKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [TargetKind; 8] = [
+        TargetKind::Disk,
+        TargetKind::Volume,
+        TargetKind::Device,
+        TargetKind::Benchmark,
+        TargetKind::Aggregate,
+        TargetKind::Host,
+        TargetKind::Platform,
+        TargetKind::File,
+    ];
+
+    /// The kind as reports, the rule language (`target.kind`) and the JSON documents spell
+    /// it: the same word serde writes.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            TargetKind::Disk => "disk",
+            TargetKind::Volume => "volume",
+            TargetKind::Device => "device",
+            TargetKind::Benchmark => "benchmark",
+            TargetKind::Aggregate => "aggregate",
+            TargetKind::Host => "host",
+            TargetKind::Platform => "platform",
+            TargetKind::File => "file",
+        }
+    }
+}
+
+impl std::fmt::Display for TargetKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One thing a capture measured, named as the capture spells it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Target {
@@ -605,6 +640,14 @@ pub struct RawCapture {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_kind_is_spelt_as_serde_writes_it() {
+        for k in TargetKind::ALL {
+            assert_eq!(serde_json::to_value(k).unwrap(), k.as_str(), "{k:?}");
+            assert_eq!(k.to_string(), k.as_str());
+        }
+    }
 
     #[test]
     fn push_row_fills_missing_cells() {

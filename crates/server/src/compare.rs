@@ -12,60 +12,104 @@ use std::time::Instant;
 use advisor_engine::{CompareSide, Input, TopologySources};
 use advisor_report::Format;
 use axum::body::{Body, Bytes};
-use axum::extract::{Multipart, Request, State};
+use axum::extract::{Request, State};
 use axum::http::request::Parts;
 
 use axum::response::Response;
 
+use crate::form::{Field, Fields, Form, non_empty, shown, topology_text};
 use crate::routes::{accept, check_form, run_blocking, upload_error};
-use crate::upload::{MAX_TEXT_FIELD, base_name, multipart_error};
 use crate::{AppError, AppState, negotiate};
 
 /// The multipart form of `POST /api/v1/compare`.
-#[derive(Debug, utoipa::ToSchema)]
-#[allow(dead_code)]
+#[derive(Debug, Default, utoipa::ToSchema)]
 pub(crate) struct CompareForm {
     /// The captures before the change (any format `analyze` reads, or a collector bundle).
     #[schema(value_type = Vec<String>, format = Binary)]
-    before: Vec<Vec<u8>>,
+    before: Vec<(String, Bytes)>,
     /// The captures after the change.
     #[schema(value_type = Vec<String>, format = Binary)]
-    after: Vec<Vec<u8>>,
+    after: Vec<(String, Bytes)>,
     /// Topology documents of the before side; also the after side's unless `after_topology`
     /// or `after_vm` is given.
     #[schema(value_type = Option<Vec<String>>, format = Binary)]
-    topology: Option<Vec<Vec<u8>>>,
+    topology: Vec<(String, String)>,
     /// The before side's VM size (and the after side's, as `topology`).
     vm: Option<String>,
     /// The after side's own topology documents (a resized VM, a disk re-cached or moved).
     #[schema(value_type = Option<Vec<String>>, format = Binary)]
-    after_topology: Option<Vec<Vec<u8>>>,
+    after_topology: Vec<(String, String)>,
     /// The after side's own VM size.
     after_vm: Option<String>,
     /// One label per file, in order (before, then after), for the benchmark table.
-    label: Option<Vec<String>>,
+    #[schema(value_type = Option<Vec<String>>)]
+    label: Vec<String>,
     /// md, html or json; overrides `Accept`.
     format: Option<String>,
 }
 
-/// One compare request's upload, in memory.
-#[derive(Debug, Default)]
-struct CompareUpload {
-    before: Vec<(String, Bytes)>,
-    after: Vec<(String, Bytes)>,
-    topology: Vec<(String, String)>,
-    after_topology: Vec<(String, String)>,
-    vm: Option<String>,
-    after_vm: Option<String>,
-    labels: Vec<String>,
-    format: Option<String>,
-}
+impl Fields for CompareForm {
+    const FIELDS: &'static [Field] = &[
+        Field::files("before"),
+        Field::files("after"),
+        Field::files("topology"),
+        Field::text("vm"),
+        Field::files("after_topology"),
+        Field::text("after_vm"),
+        Field::texts("label"),
+        Field::text("format"),
+    ];
 
-impl CompareUpload {
-    fn bytes(&self) -> usize {
-        self.before.iter().chain(&self.after).map(|(_, b)| b.len()).sum()
+    fn file(&mut self, name: &str, file: Option<String>, bytes: Bytes) -> Result<(), AppError> {
+        match name {
+            "before" | "after" => {
+                let list = if name == "before" { &mut self.before } else { &mut self.after };
+                let shown = shown(file, name, list.len() + 1);
+                list.push((shown, bytes));
+            }
+            _ => {
+                let list =
+                    if name == "topology" { &mut self.topology } else { &mut self.after_topology };
+                let shown = shown(file, name, list.len() + 1);
+                let text = topology_text(&shown, &bytes)?;
+                list.push((shown, text));
+            }
+        }
+        Ok(())
     }
 
+    fn text(&mut self, name: &str, text: String) {
+        let opt = non_empty(text);
+        match name {
+            "vm" => self.vm = opt,
+            "after_vm" => self.after_vm = opt,
+            "format" => self.format = opt,
+            _ => self.label.extend(opt),
+        }
+    }
+
+    fn check(&self) -> Result<(), AppError> {
+        for (side, list) in [("before", &self.before), ("after", &self.after)] {
+            if list.is_empty() {
+                return Err(AppError::BadRequest(format!(
+                    "no `{side}` capture: send one or more files in the `{side}` field"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn upload_size(&self) -> (usize, usize) {
+        let files = self.before.iter().chain(&self.after);
+        (self.before.len() + self.after.len(), files.map(|(_, b)| b.len()).sum())
+    }
+
+    fn format(&self) -> Option<&str> {
+        self.format.as_deref()
+    }
+}
+
+impl CompareForm {
     /// The two sides, each with its topology (the shared one unless the after side has
     /// its own) and its labels.
     fn into_sides(self) -> (CompareSide, CompareSide) {
@@ -82,89 +126,22 @@ impl CompareUpload {
         } else {
             before_sources.clone()
         };
-        let split = self.before.len().min(self.labels.len());
+        let split = self.before.len().min(self.label.len());
         let inputs = |files: Vec<(String, Bytes)>| {
             files.into_iter().map(|(name, b)| Input::Bytes { name, bytes: Vec::from(b) }).collect()
         };
         let before = CompareSide {
             inputs: inputs(self.before),
             topology: before_sources,
-            labels: self.labels[..split].to_vec(),
+            labels: self.label[..split].to_vec(),
         };
         let after = CompareSide {
             inputs: inputs(self.after),
             topology: after_sources,
-            labels: self.labels[split..].to_vec(),
+            labels: self.label[split..].to_vec(),
         };
         (before, after)
     }
-}
-
-async fn read_form(mut form: Multipart, limit: usize) -> Result<CompareUpload, AppError> {
-    let mut up = CompareUpload::default();
-    while let Some(field) = form.next_field().await.map_err(|e| multipart_error(e, limit))? {
-        let name = field.name().unwrap_or_default().to_owned();
-        let file = field.file_name().map(base_name).filter(|f| !f.is_empty());
-        let bytes = field.bytes().await.map_err(|e| multipart_error(e, limit))?;
-        match name.as_str() {
-            "before" | "after" => {
-                // A file input left empty still sends an empty part without a name.
-                if bytes.is_empty() && file.is_none() {
-                    continue;
-                }
-                let list = if name == "before" { &mut up.before } else { &mut up.after };
-                let shown = file.unwrap_or_else(|| format!("{name}-{}", list.len() + 1));
-                list.push((shown, bytes));
-            }
-            "topology" | "after_topology" => {
-                if bytes.is_empty() && file.is_none() {
-                    continue;
-                }
-                let list =
-                    if name == "topology" { &mut up.topology } else { &mut up.after_topology };
-                let shown = file.unwrap_or_else(|| format!("{name}-{}", list.len() + 1));
-                let text = String::from_utf8(bytes.to_vec()).map_err(|_| {
-                    AppError::BadTopology(format!(
-                        "{shown}: a topology file is TOML or JSON text; this is not UTF-8 text"
-                    ))
-                })?;
-                list.push((shown, text));
-            }
-            "vm" | "after_vm" | "label" | "format" => {
-                if bytes.len() > MAX_TEXT_FIELD {
-                    return Err(AppError::BadRequest(format!(
-                        "field `{name}` is {} bytes; it is a short text field",
-                        bytes.len()
-                    )));
-                }
-                let text = String::from_utf8(bytes.to_vec())
-                    .map_err(|_| AppError::BadRequest(format!("field `{name}` is not UTF-8 text")))?
-                    .trim()
-                    .to_owned();
-                let opt = (!text.is_empty()).then(|| text.clone());
-                match name.as_str() {
-                    "vm" => up.vm = opt,
-                    "after_vm" => up.after_vm = opt,
-                    "format" => up.format = opt,
-                    _ => up.labels.extend(opt),
-                }
-            }
-            other => {
-                return Err(AppError::BadRequest(format!(
-                    "unknown field `{other}`; the fields are before (repeated), after (repeated), \
-                     topology (repeated), vm, after_topology (repeated), after_vm, label (repeated), format"
-                )));
-            }
-        }
-    }
-    for (side, list) in [("before", &up.before), ("after", &up.after)] {
-        if list.is_empty() {
-            return Err(AppError::BadRequest(format!(
-                "no `{side}` capture: send one or more files in the `{side}` field"
-            )));
-        }
-    }
-    Ok(up)
 }
 
 /// Compares two sets of captures and answers the comparison.
@@ -203,14 +180,12 @@ async fn compare_inner(
     let started = Instant::now();
     let deadline = tokio::time::Instant::now() + config.request_timeout;
     let secs = config.request_timeout.as_secs().max(1);
-    let (slot, form, work) = crate::routes::slot_then_form(state, parts, body, deadline).await?;
-    let up = tokio::time::timeout_at(deadline, read_form(form, config.max_upload))
-        .await
-        .map_err(|_| AppError::UploadTimeout { secs })??;
-    let bytes = up.bytes();
+    let (slot, Form(up), work) =
+        crate::routes::slot_then_form::<CompareForm>(state, parts, body, deadline).await?;
+    let (files, bytes) = up.upload_size();
     let record = crate::audit::Record::of(&parts.extensions);
-    record.upload(up.before.len() + up.after.len(), bytes);
-    let format = negotiate::choose(up.format.as_deref(), accept)?;
+    record.upload(files, bytes);
+    let format = negotiate::choose(up.format(), accept)?;
     let job = run_blocking(state, slot, work, move |inner| {
         let (before, after) = up.into_sides();
         let c = inner.session.compare(before, after, &mut ()).map_err(upload_error)?;

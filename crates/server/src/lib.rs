@@ -31,6 +31,7 @@ mod auth;
 mod compare;
 mod conn;
 mod error;
+mod form;
 mod guard;
 mod negotiate;
 mod openapi;

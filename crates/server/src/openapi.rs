@@ -30,9 +30,9 @@ use crate::AppError;
     ),
     components(schemas(
         crate::Problem,
-        crate::routes::AnalyzeForm,
+        crate::upload::AnalyzeForm,
         crate::compare::CompareForm,
-        crate::recommend::RecommendForm
+        crate::upload::RecommendForm
     ))
 )]
 struct ApiDoc;
@@ -65,13 +65,31 @@ fn build() -> Result<String, String> {
         .pointer_mut("/components/schemas")
         .and_then(Value::as_object_mut)
         .ok_or("no components.schemas")?;
-    add_report_schema(schemas, report);
-    if let Some(content) =
-        doc.pointer_mut("/paths/~1api~1v1~1analyze/post/responses/200/content/application~1json")
-    {
-        *content = json!({ "schema": { "$ref": "#/components/schemas/Report" } });
+    add_schema(schemas, "Report", report)?;
+    // The reference documents are the CLI's, from the same types: their schemas too.
+    for (name, of) in [("RuleDocument", "rule"), ("VmDocument", "catalog-vm")] {
+        let schema = advisor_engine::schema(of).ok_or_else(|| format!("no schema {of}"))?;
+        add_schema(schemas, name, schema)?;
+    }
+    let answers = [
+        ("/paths/~1api~1v1~1analyze/post", json!({ "$ref": "#/components/schemas/Report" })),
+        (
+            "/paths/~1api~1v1~1rules/get",
+            json!({ "type": "array", "items": { "$ref": "#/components/schemas/RuleDocument" } }),
+        ),
+        (
+            "/paths/~1api~1v1~1catalog~1vm~1{size}/get",
+            json!({ "$ref": "#/components/schemas/VmDocument" }),
+        ),
+    ];
+    for (op, schema) in answers {
+        let pointer = format!("{op}/responses/200/content/application~1json");
+        let content = doc.pointer_mut(&pointer).ok_or_else(|| format!("no {pointer}"))?;
+        *content = json!({ "schema": schema });
     }
     add_security(&mut doc);
+    // The forms' descriptions name the formats of the reader registry, not a list kept by hand.
+    advisor_engine::fill_formats_in(&mut doc);
     serde_json::to_string_pretty(&doc)
         .map(|mut s| {
             s.push('\n');
@@ -133,20 +151,32 @@ fn add_security(doc: &mut Value) {
     }
 }
 
-/// Puts the report's JSON Schema in as `Report`, its `$defs` beside it as components, and
-/// points its references there.
-fn add_report_schema(schemas: &mut Map<String, Value>, mut report: Value) {
-    if let Some(obj) = report.as_object_mut() {
+/// Puts a document's JSON Schema (generated from its type by schemars) in as `name`, its
+/// `$defs` beside it as components, and points its references there. Two documents may
+/// share a definition; two different definitions of one name are an error.
+fn add_schema(
+    schemas: &mut Map<String, Value>,
+    name: &str,
+    mut schema: Value,
+) -> Result<(), String> {
+    let mut insert = |name: String, def: Value| match schemas.get(&name) {
+        Some(had) if *had != def => Err(format!("two schemas named {name}")),
+        _ => {
+            schemas.insert(name, def);
+            Ok(())
+        }
+    };
+    if let Some(obj) = schema.as_object_mut() {
         obj.remove("$schema");
         if let Some(Value::Object(defs)) = obj.remove("$defs") {
             for (name, mut def) in defs {
                 rewrite_refs(&mut def);
-                schemas.insert(name, def);
+                insert(name, def)?;
             }
         }
     }
-    rewrite_refs(&mut report);
-    schemas.insert("Report".to_owned(), report);
+    rewrite_refs(&mut schema);
+    insert(name.to_owned(), schema)
 }
 
 fn rewrite_refs(v: &mut Value) {

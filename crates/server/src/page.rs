@@ -1,6 +1,7 @@
 //! The upload page (`GET /`), rendered from the embedded `upload.html.tera` by the report's
 //! Tera instance; also the page again with a message, for a person whose upload failed.
 
+use advisor_model::limits::{Cache, Role};
 use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -43,8 +44,14 @@ fn render(state: &AppState, status: StatusCode, err: Option<&AppError>) -> Respo
         "max_upload_bytes": inner.config.max_upload,
         "vm_sizes": vm_sizes,
         "disk_skus": disk_skus,
-        "caches": ["None", "ReadOnly", "ReadWrite"],
-        "roles": ["data", "log", "tempdb", "os", "temp", "other"],
+        "formats": advisor_engine::capture_formats(),
+        "bundles": advisor_engine::BUNDLES,
+        "caches": Cache::ALL.map(Cache::name),
+        // The default role first: the one a new row shows.
+        "roles": std::iter::once(Role::default())
+            .chain(Role::ALL.into_iter().filter(|r| *r != Role::default()))
+            .map(Role::name)
+            .collect::<Vec<_>>(),
         "rows": DISK_ROWS,
         "error": err.map(|e| json!({
             "title": e.problem().title,

@@ -9,31 +9,8 @@ use axum::extract::{Request, State};
 use axum::response::Response;
 
 use crate::routes::{respond, upload_error};
-use crate::upload::Upload;
+use crate::upload::RecommendForm;
 use crate::{AppError, AppState};
-
-/// The multipart form of `POST /api/v1/recommend`: the analyze form's fields, and these.
-#[derive(Debug, utoipa::ToSchema)]
-#[allow(dead_code)]
-pub(crate) struct RecommendForm {
-    /// Captures, as for `/api/v1/analyze`.
-    #[schema(value_type = Vec<String>, format = Binary)]
-    capture: Vec<Vec<u8>>,
-    /// Topology documents, as for `/api/v1/analyze`.
-    #[schema(value_type = Option<String>, format = Binary)]
-    topology: Option<Vec<u8>>,
-    /// The VM size today.
-    vm: Option<String>,
-    /// Percentile of the samples taken as demand (95 unless given).
-    percentile: Option<String>,
-    /// Factor demand is multiplied by (1.2 unless given).
-    headroom: Option<String>,
-    /// The Azure Retail Prices API's JSON, for monthly costs (one region).
-    #[schema(value_type = Option<String>, format = Binary)]
-    prices: Option<Vec<u8>>,
-    /// md, html or json; overrides `Accept`.
-    format: Option<String>,
-}
 
 /// The VM size and disk SKUs that carry the uploaded captures' demand.
 #[utoipa::path(post, path = "/api/v1/recommend", tag = "analysis",
@@ -65,13 +42,16 @@ fn number(
 
 fn recommend_upload(
     inner: &crate::Inner,
-    mut up: Upload,
+    form: RecommendForm,
+    _record: crate::audit::Record,
     format: Format,
 ) -> Result<String, AppError> {
+    let RecommendForm { upload: up, options } = form;
     let percentile =
-        number("percentile", up.percentile.as_deref(), 95.0, |p| p > 0.0 && p <= 100.0)?;
-    let headroom = number("headroom", up.headroom.as_deref(), 1.2, |h| (1.0..=10.0).contains(&h))?;
-    let prices = match up.prices.take() {
+        number("percentile", options.percentile.as_deref(), 95.0, |p| p > 0.0 && p <= 100.0)?;
+    let headroom =
+        number("headroom", options.headroom.as_deref(), 1.2, |h| (1.0..=10.0).contains(&h))?;
+    let prices = match options.prices {
         Some((name, text)) => Some(
             PriceList::parse(&name, &text, None)
                 .map_err(|e| AppError::BadRequest(e.to_string()))?,

@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use advisor_engine::{EngineError, Input};
+use advisor_engine::{EngineError, Input, RuleDocument, VmDocument};
 use advisor_model::work::Stop;
 use advisor_report::Format;
 use axum::Json;
@@ -14,11 +14,11 @@ use axum::http::{HeaderMap, HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt as _;
-use serde_json::{Value, json};
 use tokio::sync::OwnedSemaphorePermit;
 
+use crate::form::{Fields, Form};
 use crate::negotiate;
-use crate::upload::{self, Upload};
+use crate::upload::AnalyzeForm;
 use crate::{AppError, AppState, page};
 
 /// Answers 413 from `Content-Length` before any of the body is read.
@@ -85,39 +85,9 @@ pub(crate) async fn method_not_allowed() -> AppError {
     AppError::MethodNotAllowed
 }
 
-/// The multipart form of `POST /api/v1/analyze`.
-#[derive(Debug, utoipa::ToSchema)]
-#[allow(dead_code)]
-pub(crate) struct AnalyzeForm {
-    /// One or more captures (PerfMon CSV, iostat text or JSON, DiskSpd XML or text, fio
-    /// JSON, Azure Monitor metrics JSON, SQL Server file statistics as CSV or FOR JSON); the
-    /// format is detected from the content.
-    #[schema(value_type = Vec<String>, format = Binary)]
-    capture: Vec<Vec<u8>>,
-    /// The VM's topology file (TOML, or the same shape as JSON).
-    #[schema(value_type = Option<String>, format = Binary)]
-    topology: Option<Vec<u8>>,
-    /// The VM size (e.g. Standard_DS13_v2): alone, the VM's caps; with `topology`, it
-    /// replaces the file's size; with the disks table, the table's VM. A size the catalog
-    /// lacks is kept: its caps are listed as not evaluated, with the reason.
-    vm: Option<String>,
-    /// The local temp disk's name in the captures (with `vm`).
-    temp_disk: Option<String>,
-    /// Disks table, one entry per disk, in step with `disk_sku`, `disk_cache`, `disk_role`.
-    disk_name: Option<Vec<String>>,
-    /// Catalog SKU of each disk (P30, E10, ...).
-    disk_sku: Option<Vec<String>>,
-    /// None, ReadOnly or ReadWrite.
-    disk_cache: Option<Vec<String>>,
-    /// os, data, log, tempdb, temp or other.
-    disk_role: Option<Vec<String>>,
-    /// md, html or json; overrides `Accept`.
-    format: Option<String>,
-}
-
 /// Analyzes captures against a topology and answers the report.
 #[utoipa::path(post, path = "/api/v1/analyze", tag = "analysis",
-    request_body(content = AnalyzeForm, content_type = "multipart/form-data"),
+    request_body(content = crate::upload::AnalyzeForm, content_type = "multipart/form-data"),
     params(("Accept" = Option<String>, Header,
         description = "application/json (default), text/html or text/markdown; the `format` field wins")),
     responses(
@@ -134,11 +104,13 @@ pub(crate) async fn analyze(State(state): State<AppState>, req: Request) -> Resp
     respond(&state, req, analyze_upload).await
 }
 
-/// What a request's upload becomes: the analysis report, or a recommendation.
-pub(crate) type Work = fn(&crate::Inner, Upload, Format) -> Result<String, AppError>;
+/// What a request's upload (the form `F`) becomes: the analysis report, or a
+/// recommendation; the request's audit record takes what it finds.
+pub(crate) type Work<F> =
+    fn(&crate::Inner, F, crate::audit::Record, Format) -> Result<String, AppError>;
 
 /// A form upload through `work`, rendered as the client asked, with the service's limits.
-pub(crate) async fn respond(state: &AppState, req: Request, work: Work) -> Response {
+pub(crate) async fn respond<F: Fields>(state: &AppState, req: Request, work: Work<F>) -> Response {
     let (parts, body) = req.into_parts();
     let accept = accept(&parts.headers);
     let browser = negotiate::prefers_html(accept);
@@ -199,28 +171,25 @@ pub(crate) fn not_a_form(e: MultipartRejection) -> AppError {
     ))
 }
 
-async fn analyze_inner(
+async fn analyze_inner<F: Fields>(
     state: &AppState,
     accept: Option<&str>,
     parts: &Parts,
     body: Body,
-    work: Work,
+    work: Work<F>,
 ) -> Result<(Format, String), AppError> {
     let config = &state.inner.config;
     let started = Instant::now();
     let deadline = tokio::time::Instant::now() + config.request_timeout;
     let secs = config.request_timeout.as_secs().max(1);
 
-    let (slot, form, job_work) = slot_then_form(state, parts, body, deadline).await?;
-    let mut up = tokio::time::timeout_at(deadline, upload::read(form, config.max_upload))
-        .await
-        .map_err(|_| AppError::UploadTimeout { secs })??;
-    let (count, bytes) = (up.captures.len(), up.capture_bytes());
-    up.record = crate::audit::Record::of(&parts.extensions);
-    up.record.upload(count, bytes);
-    let format = negotiate::choose(up.format.as_deref(), accept)?;
+    let (slot, Form(up), job_work) = slot_then_form::<F>(state, parts, body, deadline).await?;
+    let (count, bytes) = up.upload_size();
+    let record = crate::audit::Record::of(&parts.extensions);
+    record.upload(count, bytes);
+    let format = negotiate::choose(up.format(), accept)?;
 
-    let job = run_blocking(state, slot, job_work, move |inner| work(inner, up, format));
+    let job = run_blocking(state, slot, job_work, move |inner| work(inner, up, record, format));
     let body = tokio::time::timeout_at(deadline, job)
         .await
         .map_err(|_| AppError::AnalysisTimeout { secs })??;
@@ -245,17 +214,17 @@ impl Drop for RequestWork {
     }
 }
 
-/// The body, whole, then an analysis slot, then the upload's form (every upload route:
-/// analyze, compare, recommend). The body first, within [`crate::Config::body_timeout`]
-/// (408 past it): a slow sender holds no slot. Its bytes are charged to the memory
-/// budget as they come; the slot is then waited for up to the queue wait (and never past
-/// the deadline).
-pub(crate) async fn slot_then_form(
+/// The body, whole, then an analysis slot, then the upload's form `F` (every upload route:
+/// analyze, compare, recommend), read by its extractor ([`Form`]). The body first, within
+/// [`crate::Config::body_timeout`] (408 past it): a slow sender holds no slot. Its bytes
+/// are charged to the memory budget as they come; the slot is then waited for up to the
+/// queue wait (and never past the deadline); the form is read by the deadline.
+pub(crate) async fn slot_then_form<F: Fields>(
     state: &AppState,
     parts: &Parts,
     body: Body,
     deadline: tokio::time::Instant,
-) -> Result<(OwnedSemaphorePermit, Multipart, RequestWork), AppError> {
+) -> Result<(OwnedSemaphorePermit, Form<F>, RequestWork), AppError> {
     let config = &state.inner.config;
     let work = RequestWork(state.inner.new_work());
     let until = deadline.min(tokio::time::Instant::now() + config.body_timeout);
@@ -268,7 +237,10 @@ pub(crate) async fn slot_then_form(
     let mut req = Request::new(Body::from(bytes));
     *req.headers_mut() = parts.headers.clone();
     *req.extensions_mut() = parts.extensions.clone();
-    let form = Multipart::from_request(req, state).await.map_err(not_a_form)?;
+    let secs = config.request_timeout.as_secs().max(1);
+    let form = tokio::time::timeout_at(deadline, Form::<F>::from_request(req, state))
+        .await
+        .map_err(|_| AppError::UploadTimeout { secs })??;
     Ok((slot, form, work))
 }
 
@@ -353,9 +325,13 @@ where
 }
 
 /// Reads, analyzes and renders: the blocking part of a request.
-fn analyze_upload(inner: &crate::Inner, up: Upload, format: Format) -> Result<String, AppError> {
+fn analyze_upload(
+    inner: &crate::Inner,
+    up: AnalyzeForm,
+    record: crate::audit::Record,
+    format: Format,
+) -> Result<String, AppError> {
     let session = &inner.session;
-    let record = up.record.clone();
     let (sources, captures) = up.into_parts();
     let inputs: Vec<Input> = captures
         .into_iter()
@@ -393,68 +369,27 @@ pub(crate) fn upload_error(e: EngineError) -> AppError {
 
 /// The rules in force, with their parameters and documentation.
 #[utoipa::path(get, path = "/api/v1/rules", tag = "reference",
-    responses((status = 200, description = "Every rule: id, severity, scope, title, parameters, references and its explanation", content(("application/json")))))]
-pub(crate) async fn rules(State(state): State<AppState>) -> Json<Value> {
-    let list: Vec<Value> = state
-        .inner
-        .session
-        .rules()
-        .rules()
-        .map(|r| {
-            let params: Vec<Value> = r
-                .params
-                .iter()
-                .map(|p| {
-                    json!({
-                        "name": p.name,
-                        "value": p.value_text,
-                        "default": p.default_text,
-                        "dimension": p.dim.to_string(),
-                        "description": p.description,
-                    })
-                })
-                .collect();
-            json!({
-                "id": r.id,
-                "severity": r.severity,
-                "scope": r.scope,
-                "title": r.title,
-                "file": r.file,
-                "what": r.doc.what,
-                "why": r.doc.why,
-                "fix": r.doc.fix,
-                "params": params,
-                "refs": r.refs,
-                "explain": advisor_engine::rules::explain(r),
-            })
-        })
-        .collect();
-    Json(Value::Array(list))
+    responses((status = 200, description = "Every rule: id, severity, scope, title, origin, what it checks, why, the fix, parameters, references, the rules it explains and its explanation (each as `advisor rules explain ID --json` gives it)", content(("application/json")))))]
+pub(crate) async fn rules(State(state): State<AppState>) -> Json<Vec<RuleDocument>> {
+    Json(RuleDocument::all(state.inner.session.rules()))
 }
 
 /// A VM size's storage limits from the built-in catalog.
 #[utoipa::path(get, path = "/api/v1/catalog/vm/{size}", tag = "reference",
     params(("size" = String, Path, description = "A VM size, case-insensitive, `Standard_` optional")),
     responses(
-        (status = 200, description = "The size's figures (IOPS, MB/s of 10^6 bytes, GiB) and their sources", content(("application/json"))),
+        (status = 200, description = "The size's figures (IOPS, MB/s of 10^6 bytes, GiB) and their sources, as `advisor catalog vm SIZE --json` gives them", content(("application/json"))),
         (status = 404, description = "Not in the catalog; the detail suggests a near name", body = crate::Problem, content_type = "application/problem+json"),
     ))]
 pub(crate) async fn catalog_vm(
     State(state): State<AppState>,
     Path(size): Path<String>,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<VmDocument>, AppError> {
     let vm = state
         .inner
         .session
         .catalog()
         .vm(&size)
         .map_err(|u| AppError::NotFound(format!("{u}; {}", u.help())))?;
-    let mut v = serde_json::to_value(vm).map_err(|e| AppError::Internal(e.to_string()))?;
-    if let Value::Object(m) = &mut v {
-        m.insert("series".into(), json!(vm.series()));
-        m.insert("premium_storage".into(), json!(vm.premium_storage()));
-        m.insert("host_caching".into(), json!(vm.host_caching()));
-        m.insert("units".into(), json!({"iops": "IO/s", "mbps": "MB/s", "gib": "GiB"}));
-    }
-    Ok(Json(v))
+    Ok(Json(VmDocument::of(vm)))
 }

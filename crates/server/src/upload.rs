@@ -1,67 +1,125 @@
-//! Reading the multipart upload into memory, and the topology it describes.
+//! The forms of `POST /api/v1/analyze` and `POST /api/v1/recommend`, and the topology they
+//! describe.
 //!
 //! Fields: `capture` (a file, repeated), `topology` (a file, repeated: the topology TOML/JSON
 //! or Azure's and the guest's own documents, detected by content), `vm` (a VM size),
 //! `temp_disk`, the disks table (`disk_name`, `disk_sku`, `disk_cache`, `disk_role`,
-//! repeated in step), `format` (md, html, json).
+//! repeated in step), `format` (md, html, json); for recommend also `percentile`,
+//! `headroom` and `prices` (a file).
 
 use advisor_engine::{DiskRow, TopologySources};
 use axum::body::Bytes;
-use axum::extract::Multipart;
-use axum::extract::multipart::MultipartError;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{AllOfBuilder, Schema};
+use utoipa::{PartialSchema, ToSchema};
 
 use crate::AppError;
+use crate::form::{Field, Fields, non_empty, shown, topology_text};
 
-/// A text field longer than this is not a VM size, disk name or format.
-pub(crate) const MAX_TEXT_FIELD: usize = 4096;
-
-/// One request's upload, in memory.
-#[derive(Debug, Default)]
-pub(crate) struct Upload {
-    /// (name shown in the report, bytes)
-    pub(crate) captures: Vec<(String, Bytes)>,
+/// The multipart form of `POST /api/v1/analyze`.
+#[derive(Debug, Default, ToSchema)]
+pub(crate) struct AnalyzeForm {
+    /// One or more captures ({formats}) or collector bundles (.tar.gz, .zip); the format is
+    /// detected from the content. Each is named in the report by its file name.
+    #[schema(value_type = Vec<String>, format = Binary)]
+    pub(crate) capture: Vec<(String, Bytes)>,
+    /// The VM's topology: the topology file (TOML, or the same shape as JSON), or the VM's
+    /// own documents (IMDS JSON, az vm show, az disk list, lsblk -J, Get-Disk JSON, ...),
+    /// detected by content and merged.
+    #[schema(value_type = Option<Vec<String>>, format = Binary)]
     pub(crate) topology: Vec<(String, String)>,
+    /// The VM size (e.g. Standard_DS13_v2): alone, the VM's caps; with `topology`, it
+    /// replaces the file's size; with the disks table, the table's VM. A size the catalog
+    /// lacks is kept: its caps are listed as not evaluated, with the reason.
     pub(crate) vm: Option<String>,
+    /// The local temp disk's name in the captures (with `vm`).
     pub(crate) temp_disk: Option<String>,
-    pub(crate) disks: DiskTable,
+    /// Disks table, one entry per disk, in step with `disk_sku`, `disk_cache`, `disk_role`.
+    #[schema(value_type = Option<Vec<String>>)]
+    pub(crate) disk_name: Vec<String>,
+    /// Catalog SKU of each disk (P30, E10, ...).
+    #[schema(value_type = Option<Vec<String>>)]
+    pub(crate) disk_sku: Vec<String>,
+    /// None, ReadOnly or ReadWrite.
+    #[schema(value_type = Option<Vec<String>>)]
+    pub(crate) disk_cache: Vec<String>,
+    /// os, data, log, tempdb, temp or other.
+    #[schema(value_type = Option<Vec<String>>)]
+    pub(crate) disk_role: Vec<String>,
+    /// md, html or json; overrides `Accept`.
     pub(crate) format: Option<String>,
-    /// `advisor recommend`'s options (`/api/v1/recommend`): text as typed, and the prices
-    /// file (name, text).
-    pub(crate) percentile: Option<String>,
-    pub(crate) headroom: Option<String>,
-    pub(crate) prices: Option<(String, String)>,
-    /// The request's audit facts (the formats and verdict are known after the analysis).
-    pub(crate) record: crate::audit::Record,
 }
 
-/// The upload page's disks table: one entry per row in each column.
-#[derive(Debug, Default)]
-pub(crate) struct DiskTable {
-    pub(crate) name: Vec<String>,
-    pub(crate) sku: Vec<String>,
-    pub(crate) cache: Vec<String>,
-    pub(crate) role: Vec<String>,
-}
+impl Fields for AnalyzeForm {
+    const FIELDS: &'static [Field] = &[
+        Field::files("capture"),
+        Field::files("topology"),
+        Field::text("vm"),
+        Field::text("temp_disk"),
+        Field::texts("disk_name"),
+        Field::texts("disk_sku"),
+        Field::texts("disk_cache"),
+        Field::texts("disk_role"),
+        Field::text("format"),
+    ];
 
-impl Upload {
-    /// Total bytes of the captures.
-    pub(crate) fn capture_bytes(&self) -> usize {
-        self.captures.iter().map(|(_, b)| b.len()).sum()
+    fn file(&mut self, name: &str, file: Option<String>, bytes: Bytes) -> Result<(), AppError> {
+        if name == "capture" {
+            let shown = shown(file, name, self.capture.len() + 1);
+            self.capture.push((shown, bytes));
+        } else {
+            let shown = shown(file, name, self.topology.len() + 1);
+            let text = topology_text(&shown, &bytes)?;
+            self.topology.push((shown, text));
+        }
+        Ok(())
     }
 
+    fn text(&mut self, name: &str, text: String) {
+        match name {
+            "vm" => self.vm = non_empty(text),
+            "temp_disk" => self.temp_disk = non_empty(text),
+            "format" => self.format = non_empty(text),
+            // The disks table keeps empty cells: its columns stay in step.
+            "disk_name" => self.disk_name.push(text),
+            "disk_sku" => self.disk_sku.push(text),
+            "disk_cache" => self.disk_cache.push(text),
+            _ => self.disk_role.push(text),
+        }
+    }
+
+    fn check(&self) -> Result<(), AppError> {
+        if self.capture.is_empty() {
+            return Err(AppError::BadRequest(
+                "no capture: send one or more files in the `capture` field".to_owned(),
+            ));
+        }
+        Ok(())
+    }
+
+    fn upload_size(&self) -> (usize, usize) {
+        (self.capture.len(), self.capture.iter().map(|(_, b)| b.len()).sum())
+    }
+
+    fn format(&self) -> Option<&str> {
+        self.format.as_deref()
+    }
+}
+
+impl AnalyzeForm {
     /// Where the upload's topology comes from, and its captures.
     pub(crate) fn into_parts(self) -> (TopologySources, Vec<(String, Bytes)>) {
-        let t = &self.disks;
-        let rows = t.name.len().max(t.sku.len()).max(t.cache.len()).max(t.role.len());
+        let cols = [&self.disk_name, &self.disk_sku, &self.disk_cache, &self.disk_role];
+        let rows = cols.iter().map(|c| c.len()).max().unwrap_or(0);
         fn cell(col: &[String], i: usize) -> String {
             col.get(i).cloned().unwrap_or_default()
         }
         let disks = (0..rows)
             .map(|i| DiskRow {
-                name: cell(&t.name, i),
-                sku: cell(&t.sku, i),
-                cache: cell(&t.cache, i),
-                role: cell(&t.role, i),
+                name: cell(&self.disk_name, i),
+                sku: cell(&self.disk_sku, i),
+                cache: cell(&self.disk_cache, i),
+                role: cell(&self.disk_role, i),
             })
             .collect();
         let sources = TopologySources {
@@ -71,116 +129,94 @@ impl Upload {
             temp_disk: self.temp_disk,
             disks,
         };
-        (sources, self.captures)
+        (sources, self.capture)
     }
 }
 
-pub(crate) fn multipart_error(e: MultipartError, limit: usize) -> AppError {
-    if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
-        AppError::TooLarge { limit }
-    } else {
-        AppError::BadRequest(format!(
-            "the upload is not a readable multipart form: {}",
-            e.body_text()
-        ))
+/// `POST /api/v1/recommend`'s own fields, besides the analyze form's.
+#[derive(Debug, Default, ToSchema)]
+pub(crate) struct RecommendFields {
+    /// Percentile of the samples taken as demand (95 unless given).
+    pub(crate) percentile: Option<String>,
+    /// Factor demand is multiplied by (1.2 unless given).
+    pub(crate) headroom: Option<String>,
+    /// The Azure Retail Prices API's JSON, for monthly costs (one region).
+    #[schema(value_type = Option<String>, format = Binary)]
+    pub(crate) prices: Option<(String, String)>,
+}
+
+/// The multipart form of `POST /api/v1/recommend`: the analyze form's fields, and
+/// [`RecommendFields`].
+#[derive(Debug, Default)]
+pub(crate) struct RecommendForm {
+    pub(crate) upload: AnalyzeForm,
+    pub(crate) options: RecommendFields,
+}
+
+impl PartialSchema for RecommendForm {
+    fn schema() -> RefOr<Schema> {
+        let all = AllOfBuilder::new()
+            .item(RefOr::Ref(utoipa::openapi::Ref::from_schema_name(AnalyzeForm::name())))
+            .item(RefOr::Ref(utoipa::openapi::Ref::from_schema_name(RecommendFields::name())))
+            .build();
+        RefOr::T(Schema::AllOf(all))
     }
 }
 
-/// The last component of a client's file name (browsers may send `C:\fakepath\x.csv`),
-/// at most [`advisor_model::MAX_ECHO`] characters: the name is echoed in the report and in
-/// every error about the file.
-pub(crate) fn base_name(name: &str) -> String {
-    advisor_model::bounded(name.rsplit(['/', '\\']).next().unwrap_or(name).trim()).into_owned()
+impl ToSchema for RecommendForm {
+    fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+        schemas.push((AnalyzeForm::name().into_owned(), AnalyzeForm::schema()));
+        schemas.push((RecommendFields::name().into_owned(), RecommendFields::schema()));
+    }
 }
 
-/// Reads every field into memory.
-pub(crate) async fn read(mut form: Multipart, limit: usize) -> Result<Upload, AppError> {
-    let mut up = Upload::default();
-    while let Some(field) = form.next_field().await.map_err(|e| multipart_error(e, limit))? {
-        let name = field.name().unwrap_or_default().to_owned();
-        let file_name = field.file_name().map(base_name);
-        match name.as_str() {
-            "prices" => {
-                let bytes = field.bytes().await.map_err(|e| multipart_error(e, limit))?;
-                let shown = file_name.filter(|f| !f.is_empty()).unwrap_or_else(|| "prices".into());
-                let text = String::from_utf8(bytes.to_vec()).map_err(|_| {
-                    AppError::BadRequest(format!(
-                        "{shown}: a prices file is JSON text; this is not UTF-8"
-                    ))
-                })?;
-                up.prices = Some((shown, text));
-            }
-            "capture" | "topology" => {
-                let bytes = field.bytes().await.map_err(|e| multipart_error(e, limit))?;
-                let file = file_name.filter(|f| !f.is_empty());
-                // A file input left empty still sends an empty part without a name.
-                if bytes.is_empty() && file.is_none() {
-                    continue;
-                }
-                if name == "capture" {
-                    let shown =
-                        file.unwrap_or_else(|| format!("capture-{}", up.captures.len() + 1));
-                    up.captures.push((shown, bytes));
-                } else {
-                    let shown =
-                        file.unwrap_or_else(|| format!("topology-{}", up.topology.len() + 1));
-                    let text = String::from_utf8(bytes.to_vec()).map_err(|_| {
-                        AppError::BadTopology(format!(
-                            "{shown}: a topology file is TOML or JSON text; this is not UTF-8 text"
-                        ))
-                    })?;
-                    up.topology.push((shown, text));
-                }
-            }
-            "vm" | "temp_disk" | "format" | "disk_name" | "disk_sku" | "disk_cache"
-            | "disk_role" | "percentile" | "headroom" => {
-                let bytes = field.bytes().await.map_err(|e| multipart_error(e, limit))?;
-                if bytes.len() > MAX_TEXT_FIELD {
-                    return Err(AppError::BadRequest(format!(
-                        "field `{name}` is {} bytes; it is a short text field",
-                        bytes.len()
-                    )));
-                }
-                let text = String::from_utf8(bytes.to_vec())
-                    .map_err(|_| AppError::BadRequest(format!("field `{name}` is not UTF-8 text")))?
-                    .trim()
-                    .to_owned();
-                let opt = (!text.is_empty()).then(|| text.clone());
-                match name.as_str() {
-                    "vm" => up.vm = opt,
-                    "temp_disk" => up.temp_disk = opt,
-                    "format" => up.format = opt,
-                    "disk_name" => up.disks.name.push(text),
-                    "disk_sku" => up.disks.sku.push(text),
-                    "disk_cache" => up.disks.cache.push(text),
-                    "percentile" => up.percentile = opt,
-                    "headroom" => up.headroom = opt,
-                    _ => up.disks.role.push(text),
-                }
-            }
-            "" => {
-                return Err(AppError::BadRequest(
-                    "a part of the form has no name: each part needs a header like \
-                     `Content-Disposition: form-data; name=\"capture\"; filename=\"x.csv\"`"
-                        .to_owned(),
-                ));
-            }
-            other => {
-                return Err(AppError::BadRequest(format!(
-                    "unknown field `{}`; the fields are capture (repeated), topology (repeated), vm, \
-                     temp_disk, disk_name, disk_sku, disk_cache, disk_role, format (and for \
-                     /api/v1/recommend: percentile, headroom, prices)",
-                    advisor_model::bounded(other)
-                )));
-            }
+impl Fields for RecommendForm {
+    const FIELDS: &'static [Field] = &[
+        Field::files("capture"),
+        Field::files("topology"),
+        Field::text("vm"),
+        Field::text("temp_disk"),
+        Field::texts("disk_name"),
+        Field::texts("disk_sku"),
+        Field::texts("disk_cache"),
+        Field::texts("disk_role"),
+        Field::text("format"),
+        Field::text("percentile"),
+        Field::text("headroom"),
+        Field::file("prices"),
+    ];
+
+    fn file(&mut self, name: &str, file: Option<String>, bytes: Bytes) -> Result<(), AppError> {
+        if name != "prices" {
+            return self.upload.file(name, file, bytes);
+        }
+        let shown = file.unwrap_or_else(|| "prices".into());
+        let text = String::from_utf8(bytes.to_vec()).map_err(|_| {
+            AppError::BadRequest(format!("{shown}: a prices file is JSON text; this is not UTF-8"))
+        })?;
+        self.options.prices = Some((shown, text));
+        Ok(())
+    }
+
+    fn text(&mut self, name: &str, text: String) {
+        match name {
+            "percentile" => self.options.percentile = non_empty(text),
+            "headroom" => self.options.headroom = non_empty(text),
+            _ => self.upload.text(name, text),
         }
     }
-    if up.captures.is_empty() {
-        return Err(AppError::BadRequest(
-            "no capture: send one or more files in the `capture` field".to_owned(),
-        ));
+
+    fn check(&self) -> Result<(), AppError> {
+        self.upload.check()
     }
-    Ok(up)
+
+    fn upload_size(&self) -> (usize, usize) {
+        self.upload.upload_size()
+    }
+
+    fn format(&self) -> Option<&str> {
+        self.upload.format()
+    }
 }
 
 #[cfg(test)]
@@ -189,16 +225,14 @@ mod tests {
 
     #[test]
     fn the_form_becomes_topology_sources() {
-        let up = Upload {
+        let up = AnalyzeForm {
             vm: Some("Standard_DS13_v2".into()),
             temp_disk: Some("D:".into()),
-            disks: DiskTable {
-                name: vec!["C:".into(), "E:".into()],
-                sku: vec!["P10".into(), "P30".into()],
-                cache: vec!["ReadWrite".into()],
-                role: vec!["os".into(), "data".into()],
-            },
-            ..Upload::default()
+            disk_name: vec!["C:".into(), "E:".into()],
+            disk_sku: vec!["P10".into(), "P30".into()],
+            disk_cache: vec!["ReadWrite".into()],
+            disk_role: vec!["os".into(), "data".into()],
+            ..AnalyzeForm::default()
         };
         let (s, captures) = up.into_parts();
         assert!(captures.is_empty());
@@ -207,15 +241,5 @@ mod tests {
         // A column sent short leaves the rest of its rows empty.
         assert_eq!(s.disks[1].name, "E:");
         assert_eq!(s.disks[1].cache, "");
-    }
-
-    #[test]
-    fn base_names() {
-        assert_eq!(base_name(r"C:\fakepath\x.csv"), "x.csv");
-        assert_eq!(base_name("a/b/c.txt"), "c.txt");
-        let long = base_name(&"x".repeat(1 << 20));
-        assert_eq!(long.chars().count(), 255);
-        assert!(long.ends_with("x…"));
-        assert_eq!(base_name("plain"), "plain");
     }
 }

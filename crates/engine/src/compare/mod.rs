@@ -57,19 +57,6 @@ fn is_storage(k: TargetKind) -> bool {
     matches!(k, TargetKind::Disk | TargetKind::Volume | TargetKind::Device | TargetKind::Aggregate)
 }
 
-fn kind_name(k: TargetKind) -> &'static str {
-    match k {
-        TargetKind::Disk => "disk",
-        TargetKind::Volume => "volume",
-        TargetKind::Device => "device",
-        TargetKind::Aggregate => "aggregate",
-        TargetKind::Benchmark => "benchmark",
-        TargetKind::Host => "host",
-        TargetKind::Platform => "platform",
-        TargetKind::File => "file",
-    }
-}
-
 /// Nearest-rank percentiles of the finite values, with the max, the mean and the count.
 pub(crate) fn quantiles(values: &[f64]) -> Option<Quantiles> {
     let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
@@ -316,7 +303,7 @@ fn target_change(
         name: shown.map(|t| t.name.clone()).unwrap_or_default(),
         before_name: before.map(|(_, t)| t.name.clone()),
         after_name: after.map(|(_, t)| t.name.clone()),
-        kind: shown.map_or("disk", |t| kind_name(t.kind)).to_owned(),
+        kind: shown.map_or("disk", |t| t.kind.as_str()).to_owned(),
         matched_by,
         disk_before: before.and_then(|(_, t)| t.matched.clone()),
         disk_after: after.and_then(|(_, t)| t.matched.clone()),

@@ -365,17 +365,7 @@ impl Evaluation<'_> {
                     | TargetField::Tier
                     | TargetField::LatencyNorm
                     | TargetField::Local => String::new(),
-                    TargetField::Kind => match t.kind {
-                        TargetKind::Disk => "disk",
-                        TargetKind::Volume => "volume",
-                        TargetKind::Device => "device",
-                        TargetKind::Benchmark => "benchmark",
-                        TargetKind::Aggregate => "aggregate",
-                        TargetKind::Host => "host",
-                        TargetKind::Platform => "platform",
-                        TargetKind::File => "file",
-                    }
-                    .to_owned(),
+                    TargetField::Kind => t.kind.as_str().to_owned(),
                 }))
             }
             _ => missing("internal: a field of another kind of element"),
