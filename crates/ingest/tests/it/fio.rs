@@ -4,8 +4,7 @@
 // Test helpers outside #[test] functions panic on purpose.
 #![allow(clippy::panic)]
 
-#[path = "../../../tests/support/skip.rs"]
-mod skip;
+use crate::skip;
 
 use std::path::{Path, PathBuf};
 

@@ -3,8 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::float_cmp)]
 
-#[path = "../../../tests/support/skip.rs"]
-mod skip;
+use crate::skip;
 
 use std::path::{Path, PathBuf};
 

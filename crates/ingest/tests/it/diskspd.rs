@@ -4,8 +4,7 @@
 // A failing test panics with the file and the value that was wrong.
 #![allow(clippy::panic)]
 
-#[path = "../../../tests/support/skip.rs"]
-mod skip;
+use crate::skip;
 
 use std::path::{Path, PathBuf};
 
