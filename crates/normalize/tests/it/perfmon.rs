@@ -6,8 +6,7 @@
 // cells exactly as the files write them (more digits than an f64 holds).
 #![allow(clippy::panic, clippy::float_cmp, clippy::excessive_precision)]
 
-#[path = "../../../tests/support/skip.rs"]
-mod skip;
+use crate::skip;
 
 use std::path::{Path, PathBuf};
 
