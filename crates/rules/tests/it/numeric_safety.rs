@@ -12,7 +12,7 @@ use advisor_rules::eval::{
 use advisor_rules::{CheckedRule, compile};
 use proptest::prelude::*;
 
-mod fixtures;
+use crate::fixtures;
 
 fn rule(scope: &str, body: &str, evidence: &str) -> CheckedRule {
     let src = format!(

@@ -39,7 +39,7 @@ use advisor_rules::eval::{DiskInfo, Facts, MemorySeries, VmInfo, evaluate_rule};
 use proptest::prelude::*;
 use proptest::sample::select;
 
-mod fixtures;
+use crate::fixtures;
 
 const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 

@@ -228,7 +228,7 @@ fn file() -> impl Strategy<Value = File> {
         )
 }
 
-const VALID: &str = include_str!("ok/disk-iops-throttled.rule");
+const VALID: &str = include_str!("../ok/disk-iops-throttled.rule");
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
