@@ -449,7 +449,7 @@ fn what_advisor_topology_prints() {
 
 #[test]
 fn bad_documents_are_refused_with_file_and_json_path() {
-    insta::glob!("../../../fixtures/topologies/documents/invalid", "*.{html,json}", |path| {
+    insta::glob!("../../../../fixtures/topologies/documents/invalid", "*.{html,json}", |path| {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let text = std::fs::read_to_string(path).unwrap();
         match Topology::from_documents(&[(name.clone(), text)], &catalog()) {

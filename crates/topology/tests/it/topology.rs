@@ -250,7 +250,7 @@ fn vm_figures_can_be_overridden() {
 
 #[test]
 fn refused_topologies_as_a_user_sees_them() {
-    insta::glob!("../../../fixtures/topologies/invalid", "*.{toml,json}", |path| {
+    insta::glob!("../../../../fixtures/topologies/invalid", "*.{toml,json}", |path| {
         insta::assert_snapshot!(refused(path));
     });
 }
