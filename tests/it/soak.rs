@@ -6,13 +6,12 @@
 //! grow from the first minute to the last. It prints its figures: requests by kind and
 //! status, requests per second, and the resident memory over time.
 //!
-//! `cargo test --test soak -- --ignored --nocapture` (ADVISOR_SOAK_SECS, 150 by default,
+//! `cargo test -p advisor-cli --test it soak:: -- --ignored --nocapture` (ADVISOR_SOAK_SECS, 150 by default,
 //! sets its length); `.ci/run` runs it.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::io::{Read as _, Write as _};

@@ -6,10 +6,9 @@
 
 #![allow(clippy::panic, clippy::expect_used, clippy::unwrap_used)] // tests fail by panicking
 
-#[path = "support/skip.rs"]
-mod skip;
+use crate::skip;
 
-mod common;
+use crate::common;
 
 use std::io::{Read as _, Write as _};
 use std::net::{TcpListener, TcpStream};
@@ -46,7 +45,7 @@ fn json_report(args: &[&str]) -> Value {
 
 fn settings() -> insta::internals::SettingsBindDropGuard {
     let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path(repo().join("tests/snapshots/bundle"));
+    settings.set_snapshot_path(repo().join("tests/it/snapshots/bundle"));
     settings.set_prepend_module_to_snapshot(false);
     settings.bind_to_scope()
 }

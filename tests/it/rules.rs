@@ -1,7 +1,7 @@
 //! Every rule proven on its fixtures, ruff-style: `fixtures/rules/<id>/fires/` must yield a
 //! finding with that id and `quiet/` (a near miss) none; the seed scenarios of
 //! `fixtures/scenarios/` fire what their `expect.toml` says. What a user sees of the
-//! findings is snapshotted in `tests/snapshots/rules/`. The fixtures are written by
+//! findings is snapshotted in `tests/it/snapshots/rules/`. The fixtures are written by
 //! `fixtures/rules/make_fixtures.py`.
 //!
 //! These tests call the library (`advisor_engine::analyze`), not the binary: faster, and
@@ -10,7 +10,7 @@
 // Test helpers outside `#[test]` functions fail loudly on a broken fixture, by design.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -202,7 +202,7 @@ fn summary(a: &Analysis) -> String {
 
 fn snapshot_settings() -> insta::Settings {
     let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path(repo().join("tests/snapshots/rules"));
+    settings.set_snapshot_path(repo().join("tests/it/snapshots/rules"));
     settings.set_prepend_module_to_snapshot(false);
     settings.set_omit_expression(true);
     settings
@@ -368,7 +368,7 @@ fn every_contract_id_is_shipped_and_every_rule_has_fixtures_and_a_test() {
         .flat_map(|id| rule_cases(id).into_iter().filter_map(|c| case_snapshot(id, &c)))
         .collect();
     produced.extend(scenarios().into_iter().map(|s| format!("scenario__{}", s.name)));
-    assert_no_orphans(&repo().join("tests/snapshots/rules"), &produced);
+    assert_no_orphans(&repo().join("tests/it/snapshots/rules"), &produced);
 }
 
 /// A seed scenario and what it expects.

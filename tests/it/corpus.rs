@@ -11,10 +11,9 @@
 //! concludes from each of those captures; `the_field_corpus_holds` runs `advisor analyze` on
 //! each, prints how many expectations hold (`-- --nocapture` shows it) and fails below all.
 
-#[path = "support/skip.rs"]
-mod skip;
+use crate::skip;
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
@@ -45,7 +44,7 @@ fn every_real_capture_is_read_or_refused_clearly() {
         return;
     };
     let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path(repo().join("tests/snapshots/corpus"));
+    settings.set_snapshot_path(repo().join("tests/it/snapshots/corpus"));
     settings.set_prepend_module_to_snapshot(false);
     let _guard = settings.bind_to_scope();
 
@@ -74,7 +73,7 @@ fn every_real_capture_is_read_or_refused_clearly() {
             insta::assert_snapshot!(snap_name(&rel), text);
         }
     }
-    assert_no_orphans(&repo().join("tests/snapshots/corpus"), &produced);
+    assert_no_orphans(&repo().join("tests/it/snapshots/corpus"), &produced);
     assert!(failures.is_empty(), "{} corpus failures:\n{}", failures.len(), failures.join("\n"));
     assert!(read >= 60, "only {read} captures read");
 }

@@ -2,12 +2,12 @@
 //! that went wrong on a customer's machine (cut off, re-encoded, re-saved by a spreadsheet,
 //! a hostile archive (zip bomb, traversal, link), binary, huge, numerically broken), for the topology with 1,000 disks and for the
 //! rule that divides by zero. Each is snapshotted (exit code, stdout, stderr) in
-//! tests/snapshots/invalid/. Refusals exit 2 and name the file; inputs that are read with
+//! tests/it/snapshots/invalid/. Refusals exit 2 and name the file; inputs that are read with
 //! warnings exit 0 and say, with the line or column, what was off.
 
 #![allow(clippy::panic, clippy::expect_used, clippy::unwrap_used)] // tests fail by panicking
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -18,7 +18,7 @@ const DIR: &str = "fixtures/invalid";
 
 fn settings() -> insta::internals::SettingsBindDropGuard {
     let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path(repo().join("tests/snapshots/invalid"));
+    settings.set_snapshot_path(repo().join("tests/it/snapshots/invalid"));
     settings.set_prepend_module_to_snapshot(false);
     settings.bind_to_scope()
 }
@@ -124,7 +124,7 @@ fn every_bad_capture_is_refused_or_read_with_a_warning() {
         insta::assert_snapshot!(snap.clone(), text);
         produced.push(snap);
     }
-    assert_no_orphans(&repo().join("tests/snapshots/invalid"), &produced);
+    assert_no_orphans(&repo().join("tests/it/snapshots/invalid"), &produced);
 }
 
 #[test]

@@ -3,10 +3,9 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
-#[path = "support/skip.rs"]
-mod skip;
+use crate::skip;
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -74,7 +73,7 @@ fn tmp(name: &str) -> PathBuf {
 
 fn snapshot_settings(dir: &str) -> insta::Settings {
     let mut s = insta::Settings::clone_current();
-    s.set_snapshot_path(repo().join("tests/snapshots").join(dir));
+    s.set_snapshot_path(repo().join("tests/it/snapshots").join(dir));
     s.set_prepend_module_to_snapshot(false);
     // The version changes with every release; what a user sees otherwise must not drift.
     s.add_filter(r#""version": "[0-9][^"]*""#, r#""version": "[version]""#);
@@ -103,7 +102,7 @@ fn seed_scenarios_markdown_snapshots() {
         insta::assert_json_snapshot!(format!("{name}.json"), v);
         produced.push(format!("{name}.json"));
     }
-    assert_no_orphans(&repo().join("tests/snapshots/analyze"), &produced);
+    assert_no_orphans(&repo().join("tests/it/snapshots/analyze"), &produced);
 }
 
 /// Markdown must paste into a ticket without HTML: no tag or comment outside code spans.

@@ -5,10 +5,9 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
-#[path = "support/skip.rs"]
-mod skip;
+use crate::skip;
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::process::Output;
@@ -82,7 +81,7 @@ fn json(o: &Output) -> serde_json::Value {
 
 fn snapshot_settings() -> insta::Settings {
     let mut s = insta::Settings::clone_current();
-    s.set_snapshot_path(repo().join("tests/snapshots/compare"));
+    s.set_snapshot_path(repo().join("tests/it/snapshots/compare"));
     s.set_prepend_module_to_snapshot(false);
     s.add_filter(r#""version": "[0-9][^"]*""#, r#""version": "[version]""#);
     s.add_filter(

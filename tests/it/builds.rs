@@ -12,12 +12,12 @@
 //! ```text
 //! ADVISOR_WINDOWS_EXE=.../x86_64-pc-windows-gnu/debug/advisor.exe \
 //! ADVISOR_MUSL_BIN=.../x86_64-unknown-linux-musl/debug/advisor \
-//!   cargo test --test builds -- --ignored
+//!   cargo test -p advisor-cli --test it builds:: -- --ignored
 //! ```
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use std::ffi::OsString;
 use std::io::{BufRead as _, Read as _, Write as _};

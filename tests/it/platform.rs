@@ -1,11 +1,11 @@
 //! Azure Monitor metrics end to end: the real binary on
 //! `fixtures/captures/azure-monitor-json/`, alone and beside the seeds' DS13_v2 PerfMon
 //! capture of the same minutes. What a user sees of the findings is snapshotted in
-//! `tests/snapshots/platform/`.
+//! `tests/it/snapshots/platform/`.
 
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 
@@ -17,7 +17,7 @@ const SEED: &str = "fixtures/scenarios/ds13v2-temp-disk-throttles-cached-p30";
 
 fn settings() -> insta::internals::SettingsBindDropGuard {
     let mut s = insta::Settings::clone_current();
-    s.set_snapshot_path(repo().join("tests/snapshots/platform"));
+    s.set_snapshot_path(repo().join("tests/it/snapshots/platform"));
     s.set_prepend_module_to_snapshot(false);
     s.bind_to_scope()
 }

@@ -1,7 +1,7 @@
 //! `advisor inspect` on the project's own fixtures (one or more per format and variant):
 //! what a user sees, snapshotted, plus exit codes and the JSON form.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
@@ -11,7 +11,7 @@ use common::*;
 fn every_fixture_capture_is_read() {
     let root = repo();
     let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path(root.join("tests/snapshots/fixtures"));
+    settings.set_snapshot_path(root.join("tests/it/snapshots/fixtures"));
     settings.set_prepend_module_to_snapshot(false);
     let _guard = settings.bind_to_scope();
     let captures = root.join("fixtures/captures");
@@ -32,7 +32,7 @@ fn every_fixture_capture_is_read() {
         produced.push(snap_name(&rel));
         insta::assert_snapshot!(snap_name(&rel), text);
     }
-    assert_no_orphans(&root.join("tests/snapshots/fixtures"), &produced);
+    assert_no_orphans(&root.join("tests/it/snapshots/fixtures"), &produced);
     // The project's own fixtures cover every format without ../shared.
     for f in [
         "perfmon-csv",

@@ -5,7 +5,7 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use std::process::Output;
 
@@ -70,7 +70,7 @@ fn candidate<'a>(r: &'a Value, size: &str) -> &'a Value {
 
 fn settings() -> insta::Settings {
     let mut s = insta::Settings::clone_current();
-    s.set_snapshot_path(repo().join("tests/snapshots/recommend"));
+    s.set_snapshot_path(repo().join("tests/it/snapshots/recommend"));
     s.set_prepend_module_to_snapshot(false);
     s.add_filter(r#""version": "[0-9][^"]*""#, r#""version": "[version]""#);
     s.add_filter(r"\*advisor [0-9][^,]*, advisor", "*advisor [version], advisor");

@@ -7,10 +7,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
-#[path = "support/skip.rs"]
-mod skip;
+use crate::skip;
 
 use std::io::{BufRead as _, Read as _, Write as _};
 use std::net::TcpStream;
