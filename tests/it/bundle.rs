@@ -2,7 +2,7 @@
 //! a tar.gz and a zip (`fixtures/bundles/`), and the Linux collector run on this machine
 //! (not an Azure VM) with its bundle analysed: its metadata request goes to a stand-in on
 //! loopback, never to Azure's address. Hostile archives (zip bomb, traversal,
-//! links) are in the bad-input corpus (`tests/invalid.rs`).
+//! links) are in the bad-input corpus (`tests/it/invalid.rs`).
 
 #![allow(clippy::panic, clippy::expect_used, clippy::unwrap_used)] // tests fail by panicking
 

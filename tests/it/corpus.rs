@@ -5,7 +5,7 @@
 //!
 //! The corpus is read in place (it is not ours to commit). Without `../shared` this test
 //! says so and passes (under `ADVISOR_TESTS_STRICT=1`, as in CI, it fails); the project's own
-//! fixtures (tests/inspect.rs) cover every format.
+//! fixtures (tests/it/inspect.rs) cover every format.
 //!
 //! The labelled field corpus (`tests/corpus/expectations.toml`) says what an expert
 //! concludes from each of those captures; `the_field_corpus_holds` runs `advisor analyze` on

@@ -2,7 +2,7 @@
 //! endless bodies, slow-drip uploads, slowloris heads, malformed multipart, a hundred
 //! uploads at once against one worker (with the server's memory before and after). Every
 //! socket read and write has a timeout, every loop a bound, so a bug fails instead of
-//! hanging CI. A panicking analysis is tested in crates/server/tests/socket.rs, where a test
+//! hanging CI. A panicking analysis is tested in crates/server/tests/it/socket.rs, where a test
 //! can give the server a reader that panics.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]

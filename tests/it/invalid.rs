@@ -95,7 +95,7 @@ fn expected(name: &str) -> (i32, &'static str) {
         "perfmon-non-monotonic-time.csv" => (0, "the time goes backwards"),
         "perfmon-truncated-mid-row.csv" => (0, "last line truncated"),
         "perfmon-utf16le-no-bom.csv" => (0, "text encoding: UTF-16LE"),
-        other => panic!("{other}: add it to expected() in tests/invalid.rs and to the README"),
+        other => panic!("{other}: add it to expected() in tests/it/invalid.rs and to the README"),
     }
 }
 

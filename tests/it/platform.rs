@@ -249,7 +249,7 @@ fn platform_meters_are_not_read_as_inferred_caps() {
         let name = f.strip_prefix(repo()).unwrap().display().to_string();
         let out = advisor(&repo(), &["analyze", &name, "--format", "json"]);
         if out.status.code() != Some(0) {
-            continue; // the error document is refused; tests/invalid.rs covers it
+            continue; // the error document is refused; tests/it/invalid.rs covers it
         }
         let report: Value = serde_json::from_slice(&out.stdout).unwrap();
         let rules = rules_of(&report);

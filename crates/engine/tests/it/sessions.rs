@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use advisor_engine::{EngineError, Input, Session};
 
 /// A counter-name table of a language advisor does not ship (Hungarian, one counter; the
-/// name as PAL's CounterLang.xml gives it, as in tests/locales.rs).
+/// name as PAL's CounterLang.xml gives it, as in tests/it/locales.rs).
 const HUNGARIAN: &str = "language = \"Hungarian\"\ntag = \"hu-HU\"\nsources = [\"https://github.com/clinthuffman/PAL/blob/3046f15bba97f052431035dfcb49c5e54718e403/PAL2/PALWizard/bin/Debug/CounterLang.xml (huHU)\"]\n\n[objects.PhysicalDisk]\nname = \"Fizikai lemez\"\n[objects.PhysicalDisk.counters]\n\"Disk Write Bytes/sec\" = \"Írási sebesség (bájt/s)\"\n";
 
 /// A PerfMon capture whose only counter has its Hungarian name.
