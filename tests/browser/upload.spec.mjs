@@ -7,7 +7,7 @@
 // must be refused, and the person types the token once, as the password the browser asks
 // for (playwright's httpCredentials), for the whole session.
 //
-// Exit 0 when every check passed; 1 with the reason otherwise. tests/serve.rs runs it.
+// Exit 0 when every check passed; 1 with the reason otherwise. tests/it/serve.rs runs it.
 import { chromium } from 'playwright-core';
 import { fileURLToPath } from 'node:url';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';

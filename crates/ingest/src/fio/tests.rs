@@ -1,5 +1,5 @@
 //! Unit tests of the fio reader on small documents written in fio's layout: option
-//! grammar, target naming, streams, offsets. Real files are tested in `tests/fio.rs`.
+//! grammar, target naming, streams, offsets. Real files are tested in `crates/ingest/tests/it/fio.rs`.
 
 use advisor_model::{Metric, RawCapture};
 

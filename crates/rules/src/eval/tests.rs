@@ -28,7 +28,7 @@ macro_rules! from_memory {
 }
 
 mod catalog_fields;
-#[path = "../../tests/fixtures/mod.rs"]
+#[path = "../../tests/it/fixtures/mod.rs"]
 mod fixtures;
 mod folds;
 mod in_place;

@@ -1,0 +1,11 @@
+//! The normalize crate's integration tests.
+//! One test binary for the crate: each former test file is a module (linking one
+//! executable instead of one per file).
+
+#[path = "../../../../tests/support/skip.rs"]
+mod skip;
+
+mod hardening;
+mod locales;
+mod perfmon;
+mod robust;

@@ -1,0 +1,8 @@
+//! The server crate's integration tests.
+//! One test binary for the crate: each former test file is a module (linking one
+//! executable instead of one per file).
+
+mod api;
+mod compare;
+mod guard;
+mod socket;
