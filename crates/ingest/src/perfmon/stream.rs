@@ -329,6 +329,8 @@ impl Stream {
         // into again.
         match std::mem::replace(&mut self.given, Given::Nothing) {
             Given::Carry => self.text.carry.clear(),
+            // The head's lines (a piece or more) are not kept while the rest is read.
+            Given::Text => self.decoded = String::new(),
             Given::Piece if self.rest.is_none() => {
                 let _ = self.pieces.back.send(std::mem::take(&mut self.piece));
             }
