@@ -50,7 +50,7 @@ pub(crate) fn floor(file: &Path, started: Instant) -> Result<()> {
         serde_json::json!({
             "bytes": std::fs::metadata(file)?.len(), "rows": df.height(), "columns": columns,
             "read_s": read_s, "total_s": started.elapsed().as_secs_f64(),
-            "hwm_kib": crate::bench::peak_rss_kib()
+            "hwm_kib": crate::child::peak_rss_kib()
         })
     );
     Ok(())

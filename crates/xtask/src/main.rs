@@ -20,6 +20,7 @@ use clap::{Parser, Subcommand};
 
 mod bench;
 mod catalog;
+mod child;
 mod dist;
 mod floor;
 mod generate;
@@ -158,11 +159,11 @@ fn main() -> Result<()> {
             }
         },
         Cmd::Bench(args) => bench::bench(&args)?,
-        Cmd::Case { file, topology } => bench::case(&file, topology.as_deref(), started)?,
+        Cmd::Case { file, topology } => child::case(&file, topology.as_deref(), started)?,
         Cmd::Rules { file, topology, reps, only } => {
-            bench::rules(&file, topology.as_deref(), reps, &only)?;
+            child::rules(&file, topology.as_deref(), reps, &only)?;
         }
-        Cmd::BatchCase { queue, jobs, budget_mib } => bench::batch_case(&queue, jobs, budget_mib)?,
+        Cmd::BatchCase { queue, jobs, budget_mib } => child::batch_case(&queue, jobs, budget_mib)?,
         Cmd::Floor { file } => floor::floor(&file, started)?,
         Cmd::Catalog { check, quiet } => catalog::run(check, quiet)?,
         Cmd::Dist(args) => dist::dist(&args)?,
