@@ -576,12 +576,13 @@ impl Session {
         inputs: Vec<Input>,
         progress: &mut impl Progress,
     ) -> Result<Vec<Capture>, EngineError> {
-        progress.start(inputs.len(), inputs.iter().map(Input::len).sum());
+        // Each file's size is asked of the file system once.
+        let sizes: Vec<u64> = inputs.iter().map(Input::len).collect();
+        progress.start(inputs.len(), sizes.iter().sum());
         let mut captures = Vec::with_capacity(inputs.len());
         let mut errors = Vec::new();
-        for input in inputs {
+        for (input, bytes) in inputs.into_iter().zip(sizes) {
             let name = input.name();
-            let bytes = input.len();
             progress.reading(&name, bytes);
             // The capture as read (its text, its frame) takes about its size again: charged
             // to the memory budget of the work this is part of, if any.
